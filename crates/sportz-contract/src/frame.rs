@@ -1,0 +1,183 @@
+//! `frame.data`, exactly the seed's shape: every field name, nesting and unit of the seed example.
+//! Units: pixels in the source frame (`width`×`height`), pitch metres on a 105×68 pitch (origin at
+//! a corner, x along the length), velocity in px/s, times in seconds (`video_timestamp` from the
+//! start of the video, `timestamp` and trail `t` as noted on each field).
+//!
+//! Extra fields may be added (they are skipped on output when absent, so a message without them is
+//! byte-for-byte the seed's shape); none may be renamed or dropped.
+
+use serde::{Deserialize, Serialize};
+
+use crate::wire::{self as serde_px, required_nullable};
+
+/// A point in source-frame pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PixelPoint {
+    #[serde(serialize_with = "serde_px::scalar")]
+    pub x: f64,
+    #[serde(serialize_with = "serde_px::scalar")]
+    pub y: f64,
+}
+
+/// A point on the pitch in metres: x in `0..=105`, y in `0..=68`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PitchPoint {
+    pub x: f64,
+    pub y: f64,
+}
+
+/// A velocity in pixels per second.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Velocity {
+    pub x: f64,
+    pub y: f64,
+}
+
+/// Whether pitch fields are filled (`pitch`: a calibration maps pixels to metres) or not (`pixel`:
+/// every `pitch` field is `null`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoordinateMode {
+    Pitch,
+    Pixel,
+}
+
+/// The detector class of a tracked object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObjectClass {
+    Player,
+    Goalkeeper,
+    Referee,
+    Ball,
+}
+
+/// The side a player was assigned to by shirt colour. Extra field (not in the seed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TeamSide {
+    Home,
+    Away,
+    /// Referees and unassigned outliers.
+    Other,
+}
+
+/// The tracked ball in one frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ball {
+    pub track_id: u64,
+    /// `[x1, y1, x2, y2]` in pixels.
+    #[serde(serialize_with = "serde_px::bbox")]
+    pub bbox: [f64; 4],
+    /// The ball's centre in pixels.
+    pub pixel: PixelPoint,
+    /// The ball's ground position in metres; `null` while uncalibrated.
+    #[serde(deserialize_with = "required_nullable")]
+    pub pitch: Option<PitchPoint>,
+    /// 0..1; decays while the ball is predicted.
+    pub confidence: f64,
+    /// px/s.
+    pub velocity: Velocity,
+    /// px/s, the norm of `velocity`.
+    pub speed: f64,
+    /// `true` when the position is extrapolated (no detection this frame).
+    pub predicted: bool,
+}
+
+/// One point of the ball's recent path (the seed's `trail`, oldest first, up to 30 points).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrailPoint {
+    /// Video time of the point, in seconds (same clock as `video_timestamp`).
+    pub t: f64,
+    /// Pixels.
+    pub x: f64,
+    /// Pixels.
+    pub y: f64,
+    /// Metres; `null` while uncalibrated.
+    #[serde(deserialize_with = "required_nullable")]
+    pub pitch: Option<PitchPoint>,
+    /// Extra field: whether this point was predicted rather than detected.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub predicted: bool,
+}
+
+/// One tracked person.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Player {
+    pub track_id: u64,
+    pub class: ObjectClass,
+    /// `[x1, y1, x2, y2]` in pixels.
+    #[serde(serialize_with = "serde_px::bbox")]
+    pub bbox: [f64; 4],
+    pub confidence: f64,
+    /// The foot point (bottom centre of the box) in metres; `null` while uncalibrated.
+    #[serde(deserialize_with = "required_nullable")]
+    pub pitch: Option<PitchPoint>,
+    /// Extra field: the side from shirt-colour clustering, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<TeamSide>,
+}
+
+/// `frame.data`: one processed video frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameData {
+    /// Index of the frame in the source, from 0.
+    pub frame_number: u64,
+    /// Seconds from the start of the video.
+    pub video_timestamp: f64,
+    /// Unix time (seconds) when the frame was read from the source.
+    pub timestamp: f64,
+    /// Source frame width in pixels.
+    pub width: u32,
+    /// Source frame height in pixels.
+    pub height: u32,
+    pub coordinate_mode: CoordinateMode,
+    /// `null` when no ball is tracked.
+    #[serde(deserialize_with = "required_nullable")]
+    pub ball: Option<Ball>,
+    pub trail: Vec<TrailPoint>,
+    pub players: Vec<Player>,
+    /// Publish time minus the frame's read time, in milliseconds.
+    pub latency_ms: f64,
+}
+
+/// `ball.data`: the ball part of a frame (sent on its own in snapshots).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BallData {
+    pub frame_number: u64,
+    pub video_timestamp: f64,
+    #[serde(deserialize_with = "required_nullable")]
+    pub ball: Option<Ball>,
+    pub trail: Vec<TrailPoint>,
+}
+
+/// `players.data`: the players part of a frame (sent on its own in snapshots).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlayersData {
+    pub frame_number: u64,
+    pub video_timestamp: f64,
+    pub players: Vec<Player>,
+}
+
+impl FrameData {
+    /// The `ball` message data for this frame.
+    #[must_use]
+    pub fn ball_data(&self) -> BallData {
+        BallData {
+            frame_number: self.frame_number,
+            video_timestamp: self.video_timestamp,
+            ball: self.ball.clone(),
+            trail: self.trail.clone(),
+        }
+    }
+
+    /// The `players` message data for this frame.
+    #[must_use]
+    pub fn players_data(&self) -> PlayersData {
+        PlayersData {
+            frame_number: self.frame_number,
+            video_timestamp: self.video_timestamp,
+            players: self.players.clone(),
+        }
+    }
+}

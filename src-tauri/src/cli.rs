@@ -1,0 +1,148 @@
+//! The command line: which role to run. Each role's work lives in its own crate; this file only
+//! parses arguments and dispatches.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+const AFTER_HELP: &str = "\
+Roles:
+  sportz                  desktop app: API + worker + window with the web UI and the pitch overlay
+  sportz --headless       API + worker + web UI at http://<host>:<port>/, no display needed
+  sportz api              the API alone (several may share one Redis and one Postgres)
+  sportz worker           a tracking worker alone (e.g. on a GPU machine)
+  sportz track VIDEO      offline analysis of a file at full speed, written as JSONL
+  sportz synth            render a synthetic match with exact ground truth
+  sportz eval             score predictions against ground truth
+
+With no services configured everything runs on embedded defaults (in-process bus, SQLite file).
+
+Examples:
+  sportz --headless
+  sportz api --redis redis://10.0.0.5:6379 --database postgres://sportz@10.0.0.5/sportz
+  sportz worker --redis redis://10.0.0.5:6379
+  sportz track match.mp4 --out run.jsonl";
+
+/// Live football tracking and real-time distribution.
+#[derive(Debug, Parser)]
+#[command(name = "sportz", version, about, after_help = AFTER_HELP, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// Run API + worker + web UI without a window (no display or GTK needed).
+    #[arg(long)]
+    pub headless: bool,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the API alone: REST, /ws and /ws/matches/{id}, contract consumers.
+    #[command(
+        after_help = "Example:\n  sportz api --redis redis://127.0.0.1:6379 --database postgres://sportz@127.0.0.1/sportz"
+    )]
+    Api(ServiceArgs),
+    /// Run a tracking worker alone: takes start commands from the bus and processes matches.
+    #[command(after_help = "Example:\n  sportz worker --redis redis://127.0.0.1:6379")]
+    Worker(ServiceArgs),
+    /// Analyse a video file offline at full speed and write frame and event messages as JSONL.
+    #[command(
+        after_help = "Example:\n  sportz track match.mp4 --calibration calib.json --out run.jsonl"
+    )]
+    Track(TrackArgs),
+    /// Render a synthetic broadcast match (H.264) with exact ground truth (JSONL).
+    #[command(after_help = "Example:\n  sportz synth --seed 7 --seconds 60 --out synth/")]
+    Synth(SynthArgs),
+    /// Score tracking output against ground truth (HOTA, IDF1, ball, pitch error, events).
+    #[command(after_help = "Example:\n  sportz eval --truth synth/truth.jsonl --pred run.jsonl")]
+    Eval(EvalArgs),
+}
+
+/// Where the shared services are; omitted ones use the embedded defaults.
+#[derive(Debug, Args)]
+pub struct ServiceArgs {
+    /// Redis URL for the bus (default: the in-process bus).
+    #[arg(long, env = "SPORTZ_REDIS")]
+    pub redis: Option<String>,
+    /// Postgres URL or SQLite path for the store (default: a SQLite file in the data dir).
+    #[arg(long, env = "SPORTZ_DATABASE")]
+    pub database: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TrackArgs {
+    /// The video file to analyse.
+    pub video: PathBuf,
+    /// ONNX detector (default: the bundled model).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Calibration point pairs (JSON) for pitch coordinates.
+    #[arg(long)]
+    pub calibration: Option<PathBuf>,
+    /// Output JSONL file.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// Random seed; the same seed renders the same match.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Length in seconds.
+    #[arg(long, default_value_t = 60)]
+    pub seconds: u32,
+    /// Output directory (video, truth.jsonl, calibration.json).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Ground truth JSONL from `sportz synth`.
+    #[arg(long)]
+    pub truth: PathBuf,
+    /// Predictions JSONL from `sportz track`.
+    #[arg(long)]
+    pub pred: PathBuf,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs the chosen role.
+///
+/// # Errors
+/// Whatever the role reports; roles whose issue has not landed say so.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let (role, issue) = match (&cli.command, cli.headless) {
+        (None, false) => ("desktop", "issue 9 (desktop app)"),
+        (None, true) => (
+            "--headless",
+            "issues 5, 6 and 9 (API, worker, composition root)",
+        ),
+        (Some(Command::Api(_)), _) => ("api", "issue 5 (API)"),
+        (Some(Command::Worker(_)), _) => ("worker", "issue 6 (worker runtime)"),
+        (Some(Command::Track(_)), _) => ("track", "issue 8 (track and eval)"),
+        (Some(Command::Synth(_)), _) => ("synth", "issue 8 (synthetic generator)"),
+        (Some(Command::Eval(_)), _) => ("eval", "issue 8 (track and eval)"),
+    };
+    anyhow::bail!("the `{role}` role is not available in this build yet; it arrives with {issue}")
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn headless_and_a_role_are_exclusive() {
+        use clap::Parser;
+        assert!(super::Cli::try_parse_from(["sportz", "--headless", "api"]).is_err());
+        assert!(super::Cli::try_parse_from(["sportz", "--headless"]).is_ok());
+    }
+}
