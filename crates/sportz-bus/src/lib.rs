@@ -1,0 +1,1 @@
+//! The bus (issue 3), being built.

@@ -1,0 +1,1 @@
+//! The store (issue 4), being built.

@@ -1,0 +1,386 @@
+//! Real services for tests, on free loopback ports, stopped when dropped.
+//!
+//! - [`RedisServer`]: a private `redis-server` (tests that stop and restart Redis need their own).
+//! - [`redis_url`]: `REDIS_URL` when set (the README test command sets it), else a private server.
+//! - [`PgDatabase`]: a fresh, empty Postgres database on `DATABASE_URL`'s server (or on a private
+//!   server started with `initdb`), dropped afterwards.
+//! - [`assets`]: the shared test material (`SPORTZ_ASSETS`), or `None` with the skip reason printed.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A free TCP port on 127.0.0.1 (bound and released; good enough for a test server).
+///
+/// # Panics
+/// When no port can be bound.
+#[must_use]
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("bind a free port")
+        .port()
+}
+
+fn wait_for_port(port: u16, what: &str, log: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let log = std::fs::read_to_string(log).unwrap_or_default();
+    panic!("{what} did not listen on port {port} within 20 s; log:\n{log}");
+}
+
+/// A private `redis-server` on a free port, killed when dropped.
+#[derive(Debug)]
+pub struct RedisServer {
+    port: u16,
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+impl RedisServer {
+    /// Starts one and waits until it accepts connections.
+    ///
+    /// # Panics
+    /// When `redis-server` is not installed (run `scripts/setup`) or does not start.
+    #[must_use]
+    pub fn start() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut server = Self {
+            port: free_port(),
+            dir,
+            child: None,
+        };
+        server.spawn();
+        server
+    }
+
+    fn spawn(&mut self) {
+        let log = self.dir.path().join("redis.log");
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(self.dir.path())
+            .arg("--logfile")
+            .arg(&log)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server is installed (scripts/setup installs it)");
+        self.child = Some(child);
+        wait_for_port(self.port, "redis-server", &log);
+    }
+
+    /// `redis://127.0.0.1:<port>`.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    #[must_use]
+    pub const fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Kills the server (SIGKILL: as abrupt as a crash).
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts it again on the same port (empty: nothing was persisted).
+    pub fn restart(&mut self) {
+        self.kill();
+        self.spawn();
+    }
+
+    #[must_use]
+    pub const fn is_running(&self) -> bool {
+        self.child.is_some()
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A Redis URL for a test: `REDIS_URL` when set, else a private server (kept alive by the guard).
+#[must_use]
+pub fn redis_url() -> (String, Option<RedisServer>) {
+    match std::env::var("REDIS_URL") {
+        Ok(url) if !url.is_empty() => (url, None),
+        _ => {
+            let s = RedisServer::start();
+            (s.url(), Some(s))
+        }
+    }
+}
+
+fn pg_bin_dir() -> Option<PathBuf> {
+    if let Ok(d) = std::env::var("SPORTZ_PG_BIN") {
+        return Some(PathBuf::from(d));
+    }
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+        .filter(|p| p.join("pg_ctl").exists())
+        .collect();
+    dirs.sort();
+    dirs.pop()
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+/// Runs a command as the `postgres` user when we are root (initdb refuses root).
+fn pg_command(program: &Path) -> Command {
+    if is_root() {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--"]).arg(program);
+        c
+    } else {
+        Command::new(program)
+    }
+}
+
+/// A private PostgreSQL server (initdb in a temp dir), stopped when dropped.
+#[derive(Debug)]
+pub struct PgServer {
+    port: u16,
+    data: PathBuf,
+    bin: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl PgServer {
+    /// Starts one with trust auth for `postgres` on 127.0.0.1.
+    ///
+    /// # Panics
+    /// When the PostgreSQL server binaries are missing or it does not start.
+    #[must_use]
+    pub fn start() -> Self {
+        let bin = pg_bin_dir().expect("PostgreSQL server binaries (scripts/setup installs them)");
+        let dir = tempfile::Builder::new()
+            .prefix("sportz-pg")
+            .tempdir()
+            .expect("temp dir");
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).expect("data dir");
+        if is_root() {
+            let _ = Command::new("chmod").arg("755").arg(dir.path()).status();
+            let _ = Command::new("chown")
+                .arg("postgres:postgres")
+                .arg(&data)
+                .status();
+        }
+        let out = pg_command(&bin.join("initdb"))
+            .arg("-D")
+            .arg(&data)
+            .args([
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+            ])
+            .output()
+            .expect("run initdb");
+        assert!(out.status.success(), "initdb failed: {out:?}");
+        let port = free_port();
+        let opts = format!(
+            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            data.display()
+        );
+        let out = pg_command(&bin.join("pg_ctl"))
+            .arg("-D")
+            .arg(&data)
+            .args(["-o", &opts, "-l"])
+            .arg(data.join("log"))
+            .args(["-w", "start"])
+            .output()
+            .expect("run pg_ctl");
+        assert!(out.status.success(), "pg_ctl start failed: {out:?}");
+        Self {
+            port,
+            data,
+            bin,
+            _dir: dir,
+        }
+    }
+
+    /// `postgres://postgres@127.0.0.1:<port>/postgres`.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+}
+
+impl Drop for PgServer {
+    fn drop(&mut self) {
+        let _ = pg_command(&self.bin.join("pg_ctl"))
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-m", "immediate", "-w", "stop"])
+            .output();
+    }
+}
+
+/// A fresh empty database for one test, dropped with the guard.
+#[derive(Debug)]
+pub struct PgDatabase {
+    url: String,
+    admin_url: String,
+    name: String,
+    _server: Option<PgServer>,
+}
+
+impl PgDatabase {
+    /// A new database on `DATABASE_URL`'s server, or on a private server when it is unset.
+    ///
+    /// # Panics
+    /// When the server cannot be reached or `psql` is missing.
+    #[must_use]
+    pub fn create() -> Self {
+        let (admin_url, server) = match std::env::var("DATABASE_URL") {
+            Ok(url) if !url.is_empty() => (url, None),
+            _ => {
+                let s = PgServer::start();
+                (s.url(), Some(s))
+            }
+        };
+        let name = format!(
+            "sportz_test_{}_{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or_default()
+        );
+        psql(&admin_url, &format!("CREATE DATABASE {name}"));
+        let url = replace_db(&admin_url, &name);
+        Self {
+            url,
+            admin_url,
+            name,
+            _server: server,
+        }
+    }
+
+    /// The URL of the fresh database.
+    #[must_use]
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let _ = Command::new("psql")
+            .arg(&self.admin_url)
+            .args(["-q", "-c"])
+            .arg(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
+            .output();
+    }
+}
+
+fn psql(url: &str, sql: &str) {
+    let out = Command::new("psql")
+        .arg(url)
+        .args(["-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        .output()
+        .expect("psql is installed (scripts/setup installs postgresql)");
+    assert!(
+        out.status.success(),
+        "psql `{sql}` on {url} failed: {out:?}"
+    );
+}
+
+fn replace_db(url: &str, db: &str) -> String {
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
+    let cut = base.rfind('/').filter(|&i| i > "postgres://".len());
+    let mut out = match cut {
+        Some(i) => format!("{}/{db}", &base[..i]),
+        None => format!("{base}/{db}"),
+    };
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(q);
+    }
+    out
+}
+
+/// The shared test material when `SPORTZ_ASSETS` points at it. Otherwise prints why the calling
+/// test is skipped and returns `None`.
+#[must_use]
+pub fn assets(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("SPORTZ_ASSETS").map(PathBuf::from) {
+        Some(p) if p.is_dir() => Some(p),
+        Some(p) => {
+            eprintln!(
+                "SKIPPED {test}: SPORTZ_ASSETS={} is not a directory",
+                p.display()
+            );
+            None
+        }
+        None => {
+            eprintln!("SKIPPED {test}: SPORTZ_ASSETS is not set (point it at shared/assets)");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn database_names_replace_the_path() {
+        let cases = [
+            ("postgres://u@h:5/postgres", "postgres://u@h:5/x"),
+            (
+                "postgres://u@h:5/postgres?sslmode=disable",
+                "postgres://u@h:5/x?sslmode=disable",
+            ),
+            ("postgres://u@h:5", "postgres://u@h:5/x"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(replace_db(input, "x"), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn private_redis_starts_stops_and_restarts() {
+        let mut r = RedisServer::start();
+        assert!(std::net::TcpStream::connect(("127.0.0.1", r.port())).is_ok());
+        r.kill();
+        assert!(std::net::TcpStream::connect(("127.0.0.1", r.port())).is_err());
+        r.restart();
+        assert!(std::net::TcpStream::connect(("127.0.0.1", r.port())).is_ok());
+    }
+
+    #[test]
+    fn fresh_postgres_database_accepts_queries() {
+        let db = PgDatabase::create();
+        psql(db.url(), "CREATE TABLE t (x int); INSERT INTO t VALUES (1)");
+    }
+}

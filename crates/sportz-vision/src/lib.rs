@@ -1,0 +1,1 @@
+//! Pure vision maths (issue 7), being built.
