@@ -1,0 +1,299 @@
+//! Preprocessing per model family, as pure parameter maths plus one function that turns an RGB8
+//! image into the model's NCHW input tensor, and the inverse mapping of boxes back to the source.
+
+use crate::{BBox, RgbImage};
+
+/// How the source is fitted into the model's input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resize {
+    /// Keep the aspect ratio, fill the rest with `pad`; centred (Ultralytics) or top-left (YOLOX).
+    Letterbox { pad: u8, centred: bool },
+    /// Stretch to the input size (RT-DETR, D-FINE).
+    Stretch,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelOrder {
+    Rgb,
+    Bgr,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PixelScale {
+    /// `value / 255`, in `0..=1`.
+    Unit,
+    /// `value` as is, in `0..=255`.
+    Raw,
+}
+
+/// One family's preprocessing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preprocess {
+    pub resize: Resize,
+    pub order: ChannelOrder,
+    pub scale: PixelScale,
+}
+
+impl Preprocess {
+    /// Ultralytics YOLOv5/v8/v10/11: centred letterbox, pad 114, RGB, /255.
+    pub const ULTRALYTICS: Self = Self {
+        resize: Resize::Letterbox {
+            pad: 114,
+            centred: true,
+        },
+        order: ChannelOrder::Rgb,
+        scale: PixelScale::Unit,
+    };
+    /// Official YOLOX exports: top-left letterbox, pad 114, BGR, 0–255.
+    pub const YOLOX: Self = Self {
+        resize: Resize::Letterbox {
+            pad: 114,
+            centred: false,
+        },
+        order: ChannelOrder::Bgr,
+        scale: PixelScale::Raw,
+    };
+    /// RT-DETR / D-FINE: stretch, RGB, /255.
+    pub const DETR: Self = Self {
+        resize: Resize::Stretch,
+        order: ChannelOrder::Rgb,
+        scale: PixelScale::Unit,
+    };
+}
+
+/// The affine map from source pixels to model-input pixels: `input = source · scale + pad`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InputTransform {
+    pub scale_x: f64,
+    pub scale_y: f64,
+    pub pad_x: f64,
+    pub pad_y: f64,
+    pub source_width: u32,
+    pub source_height: u32,
+    pub input_width: u32,
+    pub input_height: u32,
+}
+
+impl InputTransform {
+    /// The transform `pre` applies to a `source` image for an `input`-sized model.
+    #[must_use]
+    pub fn new(pre: &Preprocess, source: (u32, u32), input: (u32, u32)) -> Self {
+        let (sw, sh) = (f64::from(source.0.max(1)), f64::from(source.1.max(1)));
+        let (iw, ih) = (f64::from(input.0), f64::from(input.1));
+        let (scale_x, scale_y, pad_x, pad_y) = match pre.resize {
+            Resize::Stretch => (iw / sw, ih / sh, 0.0, 0.0),
+            Resize::Letterbox { centred, .. } => {
+                let r = (iw / sw).min(ih / sh);
+                let (nw, nh) = ((sw * r).round(), (sh * r).round());
+                let (px, py) = if centred {
+                    (((iw - nw) / 2.0).floor(), ((ih - nh) / 2.0).floor())
+                } else {
+                    (0.0, 0.0)
+                };
+                (nw / sw, nh / sh, px, py)
+            }
+        };
+        Self {
+            scale_x,
+            scale_y,
+            pad_x,
+            pad_y,
+            source_width: source.0,
+            source_height: source.1,
+            input_width: input.0,
+            input_height: input.1,
+        }
+    }
+
+    /// A source point in model-input pixels.
+    #[must_use]
+    pub fn to_input(&self, x: f64, y: f64) -> (f64, f64) {
+        (x * self.scale_x + self.pad_x, y * self.scale_y + self.pad_y)
+    }
+
+    /// A model-input point in source pixels.
+    #[must_use]
+    pub fn to_source(&self, x: f64, y: f64) -> (f64, f64) {
+        (
+            (x - self.pad_x) / self.scale_x,
+            (y - self.pad_y) / self.scale_y,
+        )
+    }
+
+    /// A box in model-input pixels mapped to source pixels and clamped to the source frame.
+    #[must_use]
+    pub fn box_to_source(&self, b: &BBox) -> BBox {
+        let (x1, y1) = self.to_source(f64::from(b.x1), f64::from(b.y1));
+        let (x2, y2) = self.to_source(f64::from(b.x2), f64::from(b.y2));
+        #[allow(clippy::cast_possible_truncation)] // pixel coordinates fit an f32
+        BBox::new(x1 as f32, y1 as f32, x2 as f32, y2 as f32)
+            .clamp_to(self.source_width as f32, self.source_height as f32)
+    }
+}
+
+/// The model's input tensor `[1, 3, input_h, input_w]` (NCHW, f32) for `image`, and the transform
+/// that maps its boxes back. Resampling is bilinear with pixel centres aligned (as OpenCV's
+/// `INTER_LINEAR`).
+#[must_use]
+pub fn preprocess(
+    image: &RgbImage<'_>,
+    pre: &Preprocess,
+    input: (u32, u32),
+) -> (Vec<f32>, InputTransform) {
+    let t = InputTransform::new(pre, (image.width(), image.height()), input);
+    let (iw, ih) = (input.0 as usize, input.1 as usize);
+    let plane = iw * ih;
+    let pad = match pre.resize {
+        Resize::Letterbox { pad, .. } => pad,
+        Resize::Stretch => 0,
+    };
+    let k = match pre.scale {
+        PixelScale::Unit => 255.0,
+        PixelScale::Raw => 1.0,
+    };
+    let channel_of = |c: usize| match pre.order {
+        ChannelOrder::Rgb => c,
+        ChannelOrder::Bgr => 2 - c,
+    };
+    let mut out = vec![f32::from(pad) / k; 3 * plane];
+    let (sw, sh) = (f64::from(image.width()), f64::from(image.height()));
+    // the covered region of the input, in whole pixels
+    let x_end = ((sw * t.scale_x + t.pad_x).round() as usize).min(iw);
+    let y_end = ((sh * t.scale_y + t.pad_y).round() as usize).min(ih);
+    let (x_start, y_start) = (t.pad_x as usize, t.pad_y as usize);
+    let max_x = image.width() - 1;
+    let max_y = image.height() - 1;
+    let sample_axis = |d: usize, pad: f64, scale: f64, max: u32| {
+        let s = ((d as f64 + 0.5 - pad) / scale - 0.5).max(0.0);
+        let i0 = (s.floor() as u32).min(max);
+        let i1 = (i0 + 1).min(max);
+        let f = (s - f64::from(i0)).clamp(0.0, 1.0);
+        (i0, i1, f)
+    };
+    for dy in y_start..y_end {
+        let (y0, y1, fy) = sample_axis(dy, t.pad_y, t.scale_y, max_y);
+        for dx in x_start..x_end {
+            let (x0, x1, fx) = sample_axis(dx, t.pad_x, t.scale_x, max_x);
+            let (p00, p01) = (image.pixel(x0, y0), image.pixel(x1, y0));
+            let (p10, p11) = (image.pixel(x0, y1), image.pixel(x1, y1));
+            for c in 0..3 {
+                let top = f64::from(p00[c]) * (1.0 - fx) + f64::from(p01[c]) * fx;
+                let bottom = f64::from(p10[c]) * (1.0 - fx) + f64::from(p11[c]) * fx;
+                let v = top * (1.0 - fy) + bottom * fy;
+                #[allow(clippy::cast_possible_truncation)] // 0..=255 fits an f32
+                let v = v as f32;
+                out[channel_of(c) * plane + dy * iw + dx] = v / k;
+            }
+        }
+    }
+    (out, t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_transform(
+        pre: Preprocess,
+        source: (u32, u32),
+        input: (u32, u32),
+        expected: (f64, f64, f64, f64),
+    ) {
+        let t = InputTransform::new(&pre, source, input);
+        let got = (t.scale_x, t.scale_y, t.pad_x, t.pad_y);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(
+            close(got.0, expected.0)
+                && close(got.1, expected.1)
+                && close(got.2, expected.2)
+                && close(got.3, expected.3),
+            "{pre:?} {source:?}→{input:?}: {got:?} != {expected:?}"
+        );
+        // the inverse really inverts
+        let (x, y) = t.to_input(123.0, 45.0);
+        let (bx, by) = t.to_source(x, y);
+        assert!(close(bx, 123.0) && close(by, 45.0));
+    }
+
+    #[test]
+    fn transforms_per_family() {
+        // 640×360 into 640×640: scale 1, centred pad (640-360)/2 = 140 on y
+        check_transform(
+            Preprocess::ULTRALYTICS,
+            (640, 360),
+            (640, 640),
+            (1.0, 1.0, 0.0, 140.0),
+        );
+        // YOLOX pads at the bottom/right: 640×360 into 416×416 → 416×234
+        check_transform(
+            Preprocess::YOLOX,
+            (640, 360),
+            (416, 416),
+            (0.65, 0.65, 0.0, 0.0),
+        );
+        // tall image, centred: 100×200 into 64×64 → 32×64, pad 16 on x
+        check_transform(
+            Preprocess::ULTRALYTICS,
+            (100, 200),
+            (64, 64),
+            (0.32, 0.32, 16.0, 0.0),
+        );
+        // stretch has independent scales
+        check_transform(
+            Preprocess::DETR,
+            (640, 360),
+            (640, 640),
+            (1.0, 640.0 / 360.0, 0.0, 0.0),
+        );
+    }
+
+    #[test]
+    fn boxes_map_back_and_clamp() {
+        let t = InputTransform::new(&Preprocess::ULTRALYTICS, (640, 360), (640, 640));
+        let b = t.box_to_source(&BBox::new(10.0, 150.0, 50.0, 600.0));
+        assert_eq!(b, BBox::new(10.0, 10.0, 50.0, 360.0));
+    }
+
+    fn solid(w: u32, h: u32, rgb: [u8; 3]) -> Vec<u8> {
+        (0..w * h).flat_map(|_| rgb).collect()
+    }
+
+    #[test]
+    fn letterbox_fills_pad_and_orders_channels() {
+        let data = solid(4, 2, [10, 20, 30]);
+        let img = RgbImage::new(&data, 4, 2).unwrap();
+        // YOLOX: BGR, raw, top-left: rows 0..2 carry the image, rows 2..4 the pad 114
+        let (t, _) = preprocess(&img, &Preprocess::YOLOX, (4, 4));
+        let plane = 16;
+        assert_eq!(t.len(), 3 * plane);
+        assert_eq!(&t[0..8], &[30.0; 8], "channel 0 is blue");
+        assert_eq!(&t[8..16], &[114.0; 8], "bottom rows are pad");
+        assert_eq!(t[plane], 20.0);
+        assert_eq!(t[2 * plane], 10.0, "channel 2 is red");
+        // Ultralytics: RGB, /255, centred: row 0 pad, rows 1..3 image, row 3 pad
+        let (u, _) = preprocess(&img, &Preprocess::ULTRALYTICS, (4, 4));
+        let p = 114.0 / 255.0;
+        assert_eq!(&u[0..4], &[p; 4]);
+        assert_eq!(&u[4..12], &[10.0 / 255.0; 8]);
+        assert_eq!(&u[12..16], &[p; 4]);
+    }
+
+    #[test]
+    fn bilinear_downscale_averages_neighbours() {
+        // 2×1 image black|white, stretched to 1×1: the centre sample is their mean
+        let data = [0, 0, 0, 255, 255, 255];
+        let img = RgbImage::new(&data, 2, 1).unwrap();
+        let (t, _) = preprocess(&img, &Preprocess::DETR, (1, 1));
+        assert!((t[0] - 0.5).abs() < 1e-6, "{t:?}");
+        // upscale 2×1 → 4×1: edges keep the source values, inner samples interpolate
+        let (u, _) = preprocess(
+            &img,
+            &Preprocess {
+                scale: PixelScale::Raw,
+                ..Preprocess::DETR
+            },
+            (4, 1),
+        );
+        assert_eq!(&u[0..4], &[0.0, 63.75, 191.25, 255.0]);
+    }
+}
