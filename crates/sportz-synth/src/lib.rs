@@ -1,0 +1,1 @@
+//! The synthetic match generator (issue 8), being built.
