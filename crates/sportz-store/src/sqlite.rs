@@ -1,0 +1,1154 @@
+//! The embedded engine: one SQLite file in WAL mode, driven by rusqlite on dedicated threads.
+//!
+//! One writer thread owns the only read-write connection (SQLite allows one writer at a time
+//! anyway, so a queue in front of it beats lock contention); a few reader threads own read-only
+//! connections, which WAL lets run beside the writer. Async callers send a closure and await a
+//! oneshot reply, so the runtime never blocks on disk.
+//!
+//! Durability: `synchronous=FULL` by default, so a commit is on disk before the call returns and
+//! survives a power cut as well as a killed process. `NORMAL` (WAL's usual setting) also survives
+//! a killed process — the WAL is in the OS cache — but may lose the last commits on power loss;
+//! choose it with [`SqliteOptions`] when speed matters more.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior};
+use sportz_contract::worker::PointPair;
+use sportz_contract::{DesiredState, MatchId, MatchStatus, SessionId, StatusDecision};
+use time::OffsetDateTime;
+
+use crate::cursor::{self, Listing};
+use crate::error::{Result, StoreError, Violation, from_violation};
+use crate::logic::{
+    check_deletable, commentary_page, decide, event_page, match_page, new_match_row,
+    new_session_row, phase_name, phase_sql, supersede, token_stale,
+};
+use crate::migrate;
+use crate::model::{
+    ApiToken, Commentary, EventFilter, Match, MatchFilter, MatchUpdate, NewCommentary, NewEvent,
+    NewMatch, NewToken, Page, PageRequest, Session, SessionStats, SessionStatusUpdate,
+    StatusOutcome, StoredEvent, TokenRole, from_us, now, source_parts, to_us,
+};
+use crate::rows::{
+    COMMENTARY_COLS, EVENT_COLS, MATCH_COLS, RawCommentary, RawEvent, RawMatch, RawSession,
+    RawToken, SESSION_COLS, TOKEN_COLS, event_columns,
+};
+use crate::{Engine, Store, token};
+
+/// How hard a commit waits for the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Synchronous {
+    /// Every commit is fsynced: nothing committed is lost, even on power loss.
+    #[default]
+    Full,
+    /// The WAL is synced at checkpoints only: survives a killed process, not a power cut.
+    Normal,
+}
+
+/// How a SQLite store is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SqliteOptions {
+    pub synchronous: Synchronous,
+    /// Reader threads (each with its own connection), at least 1.
+    pub readers: usize,
+    /// How long a connection waits for a lock held by another process, in milliseconds.
+    pub busy_timeout_ms: u32,
+}
+
+impl Default for SqliteOptions {
+    fn default() -> Self {
+        Self {
+            synchronous: Synchronous::Full,
+            readers: 2,
+            busy_timeout_ms: 5_000,
+        }
+    }
+}
+
+type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+
+/// The SQLite store. Cheap to share behind an `Arc`; dropping it ends its threads.
+#[derive(Debug)]
+pub struct SqliteStore {
+    path: PathBuf,
+    writer: mpsc::Sender<Job>,
+    readers: mpsc::Sender<Job>,
+}
+
+fn sqlite_err(context: &str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+    move |e| classify(context, e)
+}
+
+fn classify(context: &str, e: rusqlite::Error) -> StoreError {
+    use rusqlite::ErrorCode as C;
+    use rusqlite::ffi;
+    if let rusqlite::Error::SqliteFailure(f, msg) = &e {
+        let detail = msg.clone().unwrap_or_default();
+        // "UNIQUE constraint failed: commentary.match_id, commentary.sequence"
+        let constraint = detail.split_once(": ").map_or("", |(_, c)| c);
+        let violation = match f.extended_code {
+            ffi::SQLITE_CONSTRAINT_UNIQUE | ffi::SQLITE_CONSTRAINT_PRIMARYKEY => {
+                Some(Violation::Unique)
+            }
+            ffi::SQLITE_CONSTRAINT_FOREIGNKEY => Some(Violation::ForeignKey),
+            ffi::SQLITE_CONSTRAINT_CHECK => Some(Violation::Check),
+            ffi::SQLITE_CONSTRAINT_NOTNULL => Some(Violation::NotNull),
+            _ => None,
+        };
+        if let Some(v) = violation {
+            tracing::debug!("sqlite {context}: {e}");
+            return from_violation(v, constraint, context, &detail);
+        }
+        match f.code {
+            C::DatabaseBusy | C::DatabaseLocked => {
+                tracing::warn!("sqlite {context}: {e}");
+                return StoreError::Unavailable(format!("{context}: the database is busy"));
+            }
+            C::CannotOpen
+            | C::NotADatabase
+            | C::DiskFull
+            | C::ReadOnly
+            | C::SystemIoFailure
+            | C::PermissionDenied
+            | C::DatabaseCorrupt => {
+                tracing::error!("sqlite {context}: {e}");
+                return StoreError::Unavailable(format!("{context}: {e}"));
+            }
+            _ => {}
+        }
+    }
+    tracing::error!("sqlite {context}: {e}");
+    StoreError::Internal(format!("{context} failed (sqlite: {e})"))
+}
+
+fn open_connection(path: &Path, options: SqliteOptions, write: bool) -> Result<Connection> {
+    let ctx = |what: &'static str| {
+        move |e| {
+            let err = classify(what, e);
+            StoreError::Unavailable(format!("sqlite database {}: {err}", path.display()))
+        }
+    };
+    let flags = if write {
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
+    } else {
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+    } | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags).map_err(ctx("open"))?;
+    conn.busy_timeout(std::time::Duration::from_millis(u64::from(
+        options.busy_timeout_ms,
+    )))
+    .map_err(ctx("set busy timeout"))?;
+    if write {
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(ctx("enable WAL"))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::Unavailable(format!(
+                "sqlite database {}: expected WAL journal mode, got {mode}",
+                path.display()
+            )));
+        }
+    }
+    let sync = match options.synchronous {
+        Synchronous::Full => "FULL",
+        Synchronous::Normal => "NORMAL",
+    };
+    conn.execute_batch(&format!(
+        "PRAGMA synchronous = {sync}; PRAGMA foreign_keys = ON;"
+    ))
+    .map_err(ctx("set pragmas"))?;
+    conn.set_prepared_statement_cache_capacity(64);
+    Ok(conn)
+}
+
+fn migrate(conn: &mut Connection) -> Result<()> {
+    let e = sqlite_err("migrate");
+    conn.execute_batch(migrate::HISTORY_DDL).map_err(&e)?;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(&e)?;
+    let applied: Vec<(i64, String)> = {
+        let mut stmt = tx
+            .prepare("SELECT version, checksum FROM schema_migrations ORDER BY version")
+            .map_err(&e)?;
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(&e)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(&e)?
+    };
+    for m in migrate::pending(migrate::SQLITE, &applied)? {
+        tracing::info!("applying sqlite migration {:04}_{}", m.version, m.name);
+        tx.execute_batch(m.sql).map_err(&e)?;
+        tx.execute(
+            "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![m.version, m.name, m.checksum(), now().to_string()],
+        )
+        .map_err(&e)?;
+    }
+    tx.commit().map_err(&e)
+}
+
+fn spawn_thread(
+    name: String,
+    conn: Connection,
+    jobs: Arc<Mutex<mpsc::Receiver<Job>>>,
+) -> Result<()> {
+    std::thread::Builder::new()
+        .name(name)
+        .spawn(move || {
+            let mut conn = conn;
+            loop {
+                // the lock is held only while waiting for the next job
+                let job = match jobs.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => return,
+                };
+                match job {
+                    Ok(job) => job(&mut conn),
+                    Err(_) => return, // the store was dropped
+                }
+            }
+        })
+        .map(|_| ())
+        .map_err(|e| StoreError::Unavailable(format!("cannot start a sqlite thread: {e}")))
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file at `path` with the default options, and
+    /// applies pending migrations.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the file cannot be opened or migrated.
+    pub async fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with(path, SqliteOptions::default()).await
+    }
+
+    /// Opens with explicit options.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the file cannot be opened or migrated.
+    pub async fn open_with(path: impl AsRef<Path>, options: SqliteOptions) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let p = path.clone();
+        let (writer_conn, reader_conns) = tokio::task::spawn_blocking(move || {
+            let mut w = open_connection(&p, options, true)?;
+            migrate(&mut w)?;
+            let readers = (0..options.readers.max(1))
+                .map(|_| open_connection(&p, options, false))
+                .collect::<Result<Vec<_>>>()?;
+            Ok::<_, StoreError>((w, readers))
+        })
+        .await
+        .map_err(|e| {
+            StoreError::Internal(format!("opening the sqlite database panicked: {e}"))
+        })??;
+
+        let (writer, wrx) = mpsc::channel::<Job>();
+        spawn_thread(
+            "sportz-sqlite-writer".into(),
+            writer_conn,
+            Arc::new(Mutex::new(wrx)),
+        )?;
+        let (readers, rrx) = mpsc::channel::<Job>();
+        let rrx = Arc::new(Mutex::new(rrx));
+        for (i, conn) in reader_conns.into_iter().enumerate() {
+            spawn_thread(format!("sportz-sqlite-reader-{i}"), conn, Arc::clone(&rrx))?;
+        }
+        Ok(Self {
+            path,
+            writer,
+            readers,
+        })
+    }
+
+    /// The database file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    async fn run<R: Send + 'static>(
+        &self,
+        write: bool,
+        f: impl FnOnce(&mut Connection) -> Result<R> + Send + 'static,
+    ) -> Result<R> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move |conn| {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(conn)))
+                .unwrap_or_else(|_| Err(StoreError::Internal("a sqlite call panicked".into())));
+            let _ = tx.send(r);
+        });
+        let queue = if write { &self.writer } else { &self.readers };
+        queue
+            .send(job)
+            .map_err(|_| StoreError::Unavailable("the sqlite threads have stopped".into()))?;
+        rx.await
+            .map_err(|_| StoreError::Unavailable("the sqlite threads have stopped".into()))?
+    }
+
+    async fn read<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<R> + Send + 'static,
+    ) -> Result<R> {
+        self.run(false, move |c| f(c)).await
+    }
+
+    /// Runs `f` in an immediate (write-locking) transaction and commits when it succeeds.
+    async fn write<R: Send + 'static>(
+        &self,
+        context: &'static str,
+        f: impl FnOnce(&Transaction<'_>) -> Result<R> + Send + 'static,
+    ) -> Result<R> {
+        self.run(true, move |c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(sqlite_err(context))?;
+            let r = f(&tx)?;
+            tx.commit().map_err(sqlite_err(context))?;
+            Ok(r)
+        })
+        .await
+    }
+}
+
+// ---- row readers ----
+
+fn col<T: rusqlite::types::FromSql>(row: &Row<'_>, i: usize) -> Result<T> {
+    row.get(i)
+        .map_err(|e| StoreError::corrupt("sqlite column", format!("{i}: {e}")))
+}
+
+fn time_col(row: &Row<'_>, i: usize) -> Result<OffsetDateTime> {
+    from_us(col(row, i)?)
+}
+
+fn opt_time_col(row: &Row<'_>, i: usize) -> Result<Option<OffsetDateTime>> {
+    col::<Option<i64>>(row, i)?.map(from_us).transpose()
+}
+
+fn json_col(row: &Row<'_>, i: usize) -> Result<serde_json::Value> {
+    let text: String = col(row, i)?;
+    serde_json::from_str(&text).map_err(|e| StoreError::corrupt("json column", e))
+}
+
+fn read_match(row: &Row<'_>) -> Result<Match> {
+    RawMatch {
+        id: col(row, 0)?,
+        name: col(row, 1)?,
+        sport: col(row, 2)?,
+        home_team: col(row, 3)?,
+        away_team: col(row, 4)?,
+        competition: col(row, 5)?,
+        start_time: opt_time_col(row, 6)?,
+        end_time: opt_time_col(row, 7)?,
+        home_score: col(row, 8)?,
+        away_score: col(row, 9)?,
+        status: col(row, 10)?,
+        status_message: col(row, 11)?,
+        last_error: col(row, 12)?,
+        source_type: col(row, 13)?,
+        source_value: col(row, 14)?,
+        target_fps: col(row, 15)?,
+        realtime: col(row, 16)?,
+        model: col(row, 17)?,
+        confidence_threshold: col(row, 18)?,
+        enable_tracking: col(row, 19)?,
+        enable_teams: col(row, 20)?,
+        enable_events: col(row, 21)?,
+        calibration: json_col(row, 22)?,
+        current_session_id: col(row, 23)?,
+        event_count: col(row, 24)?,
+        created_at: time_col(row, 25)?,
+        updated_at: time_col(row, 26)?,
+    }
+    .into_match()
+}
+
+fn read_commentary(row: &Row<'_>) -> Result<Commentary> {
+    let metadata: Option<String> = col(row, 9)?;
+    let tags: String = col(row, 10)?;
+    RawCommentary {
+        id: col(row, 0)?,
+        match_id: col(row, 1)?,
+        minute: col(row, 2)?,
+        sequence: col(row, 3)?,
+        period: col(row, 4)?,
+        event_type: col(row, 5)?,
+        actor: col(row, 6)?,
+        team: col(row, 7)?,
+        message: col(row, 8)?,
+        metadata: metadata
+            .map(|m| serde_json::from_str(&m))
+            .transpose()
+            .map_err(|e| StoreError::corrupt("commentary metadata", e))?,
+        tags: serde_json::from_str(&tags).map_err(|e| StoreError::corrupt("commentary tags", e))?,
+        created_at: time_col(row, 11)?,
+    }
+    .into_commentary()
+}
+
+fn read_session(row: &Row<'_>) -> Result<Session> {
+    RawSession {
+        id: col(row, 0)?,
+        match_id: col(row, 1)?,
+        worker_id: col(row, 2)?,
+        status: col(row, 3)?,
+        device: col(row, 4)?,
+        config: json_col(row, 5)?,
+        frames_processed: col(row, 6)?,
+        avg_fps: col(row, 7)?,
+        avg_latency_ms: col(row, 8)?,
+        error: col(row, 9)?,
+        started_at: time_col(row, 10)?,
+        stopped_at: opt_time_col(row, 11)?,
+        updated_at: time_col(row, 12)?,
+    }
+    .into_session()
+}
+
+fn read_event(row: &Row<'_>) -> Result<StoredEvent> {
+    RawEvent {
+        id: col(row, 0)?,
+        match_id: col(row, 1)?,
+        session_id: col(row, 2)?,
+        payload: json_col(row, 3)?,
+        created_at: time_col(row, 4)?,
+    }
+    .into_event()
+}
+
+fn read_token(row: &Row<'_>) -> Result<ApiToken> {
+    RawToken {
+        id: col(row, 0)?,
+        role: col(row, 1)?,
+        label: col(row, 2)?,
+        created_at: time_col(row, 3)?,
+        last_used_at: opt_time_col(row, 4)?,
+    }
+    .into_token()
+}
+
+/// All rows of a query, read with `f`.
+fn query<T>(
+    conn: &Connection,
+    context: &str,
+    sql: &str,
+    params: impl rusqlite::Params,
+    f: impl Fn(&Row<'_>) -> Result<T>,
+) -> Result<Vec<T>> {
+    let e = sqlite_err(context);
+    let mut stmt = conn.prepare_cached(sql).map_err(&e)?;
+    let mut rows = stmt.query(params).map_err(&e)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(&e)? {
+        out.push(f(row)?);
+    }
+    Ok(out)
+}
+
+fn query_one<T>(
+    conn: &Connection,
+    context: &str,
+    sql: &str,
+    params: impl rusqlite::Params,
+    f: impl Fn(&Row<'_>) -> Result<T>,
+) -> Result<Option<T>> {
+    Ok(query(conn, context, sql, params, f)?.into_iter().next())
+}
+
+fn load_match(conn: &Connection, id: MatchId) -> Result<Match> {
+    query_one(
+        conn,
+        "read match",
+        &format!("SELECT {MATCH_COLS} FROM matches WHERE id = ?1"),
+        [id.to_string()],
+        read_match,
+    )?
+    .ok_or_else(|| StoreError::not_found("match", id))
+}
+
+fn match_exists(conn: &Connection, id: MatchId) -> Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM matches WHERE id = ?1")
+        .and_then(|mut s| s.exists([id.to_string()]))
+        .map_err(sqlite_err("read match"))
+}
+
+fn load_session(conn: &Connection, id: SessionId) -> Result<Session> {
+    query_one(
+        conn,
+        "read session",
+        &format!("SELECT {SESSION_COLS} FROM processing_sessions WHERE id = ?1"),
+        [id.to_string()],
+        read_session,
+    )?
+    .ok_or_else(|| StoreError::not_found("session", id))
+}
+
+fn opt_us(t: Option<OffsetDateTime>) -> Option<i64> {
+    t.map(to_us)
+}
+
+fn json_text(v: &impl serde::Serialize) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| StoreError::Invalid(format!("not JSON-serialisable: {e}")))
+}
+
+/// The values of every column of a match, in [`MATCH_COLS`] order.
+fn match_values(m: &Match) -> Result<Vec<SqlValue>> {
+    let (source_type, source_value) = match &m.video_source {
+        Some(s) => {
+            let (t, v) = source_parts(s);
+            (Some(t.to_owned()), Some(v))
+        }
+        None => (None, None),
+    };
+    let s = &m.settings;
+    let text = |v: Option<String>| v.map_or(SqlValue::Null, SqlValue::Text);
+    let int = |v: Option<i64>| v.map_or(SqlValue::Null, SqlValue::Integer);
+    Ok(vec![
+        SqlValue::Text(m.id.to_string()),
+        SqlValue::Text(m.name.clone()),
+        SqlValue::Text(m.sport.clone()),
+        SqlValue::Text(m.home_team.clone()),
+        SqlValue::Text(m.away_team.clone()),
+        text(m.competition.clone()),
+        int(opt_us(m.start_time)),
+        int(opt_us(m.end_time)),
+        SqlValue::Integer(i64::from(m.home_score)),
+        SqlValue::Integer(i64::from(m.away_score)),
+        SqlValue::Text(m.status.as_str().to_owned()),
+        text(m.status_message.clone()),
+        text(m.last_error.clone()),
+        text(source_type),
+        text(source_value),
+        s.target_fps.map_or(SqlValue::Null, SqlValue::Real),
+        SqlValue::Integer(i64::from(s.realtime)),
+        text(s.model.clone()),
+        SqlValue::Real(s.confidence_threshold),
+        SqlValue::Integer(i64::from(s.enable_tracking)),
+        SqlValue::Integer(i64::from(s.enable_teams)),
+        SqlValue::Integer(i64::from(s.enable_events)),
+        SqlValue::Text(json_text(&m.calibration)?),
+        text(m.current_session_id.map(|s| s.to_string())),
+        SqlValue::Integer(i64::try_from(m.event_count).unwrap_or(i64::MAX)),
+        SqlValue::Integer(to_us(m.created_at)),
+        SqlValue::Integer(to_us(m.updated_at)),
+    ])
+}
+
+fn insert_match(tx: &Transaction<'_>, m: &Match) -> Result<()> {
+    let placeholders = (1..=27)
+        .map(|i| format!("?{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let values = match_values(m)?;
+    tx.prepare_cached(&format!(
+        "INSERT INTO matches ({MATCH_COLS}) VALUES ({placeholders})"
+    ))
+    .and_then(|mut s| s.execute(rusqlite::params_from_iter(values)))
+    .map_err(sqlite_err("create match"))?;
+    Ok(())
+}
+
+/// Writes every column of an existing match back (the row was read in the same transaction).
+fn save_match(tx: &Transaction<'_>, m: &Match) -> Result<()> {
+    let sets = MATCH_COLS
+        .split(", ")
+        .enumerate()
+        .skip(1)
+        .map(|(i, c)| format!("{} = ?{}", c.trim(), i + 1))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let values = match_values(m)?;
+    let n = tx
+        .prepare_cached(&format!("UPDATE matches SET {sets} WHERE id = ?1"))
+        .and_then(|mut s| s.execute(rusqlite::params_from_iter(values)))
+        .map_err(sqlite_err("update match"))?;
+    if n == 0 {
+        return Err(StoreError::not_found("match", m.id));
+    }
+    Ok(())
+}
+
+fn modify_match(
+    tx: &Transaction<'_>,
+    id: MatchId,
+    f: impl FnOnce(&mut Match, OffsetDateTime) -> Result<()>,
+) -> Result<Match> {
+    let mut m = load_match(tx, id)?;
+    f(&mut m, now())?;
+    save_match(tx, &m)?;
+    Ok(m)
+}
+
+fn save_session(tx: &Transaction<'_>, s: &Session) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE processing_sessions SET worker_id = ?2, status = ?3, device = ?4, \
+         frames_processed = ?5, avg_fps = ?6, avg_latency_ms = ?7, error = ?8, stopped_at = ?9, \
+         updated_at = ?10 WHERE id = ?1",
+    )
+    .and_then(|mut st| {
+        st.execute(rusqlite::params![
+            s.id.to_string(),
+            s.worker_id,
+            s.status.as_str(),
+            s.device,
+            i64::try_from(s.frames_processed).unwrap_or(i64::MAX),
+            s.avg_fps,
+            s.avg_latency_ms,
+            s.error,
+            opt_us(s.stopped_at),
+            to_us(s.updated_at),
+        ])
+    })
+    .map_err(sqlite_err("update session"))?;
+    Ok(())
+}
+
+fn insert_events_tx(tx: &Transaction<'_>, events: &[NewEvent]) -> Result<usize> {
+    let mut checked_matches: HashMap<MatchId, u64> = HashMap::new();
+    let mut checked_sessions: HashMap<SessionId, MatchId> = HashMap::new();
+    let created = to_us(now());
+    let e = sqlite_err("insert event");
+    let mut inserted = 0;
+    for ev in events {
+        let (frame, payload) = event_columns(&ev.data)?;
+        if let std::collections::hash_map::Entry::Vacant(slot) = checked_matches.entry(ev.match_id)
+        {
+            if !match_exists(tx, ev.match_id)? {
+                return Err(StoreError::not_found("match", ev.match_id));
+            }
+            slot.insert(0);
+        }
+        if let Some(sid) = ev.session_id {
+            let owner = match checked_sessions.get(&sid) {
+                Some(m) => *m,
+                None => {
+                    let owner: String = tx
+                        .prepare_cached("SELECT match_id FROM processing_sessions WHERE id = ?1")
+                        .and_then(|mut s| s.query_row([sid.to_string()], |r| r.get(0)).optional())
+                        .map_err(&e)?
+                        .ok_or_else(|| StoreError::not_found("session", sid))?;
+                    let owner: MatchId = crate::model::parse_field("match id", &owner)?;
+                    checked_sessions.insert(sid, owner);
+                    owner
+                }
+            };
+            if owner != ev.match_id {
+                return Err(StoreError::Invalid(format!(
+                    "event {}: session {sid} belongs to match {owner}, not {}",
+                    ev.data.event_id, ev.match_id
+                )));
+            }
+        }
+        let n = tx
+            .prepare_cached(
+                "INSERT INTO events (event_id, match_id, session_id, kind, video_timestamp, \
+                 frame_number, confidence, payload, created_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
+                 ON CONFLICT (match_id, event_id) DO NOTHING",
+            )
+            .and_then(|mut s| {
+                s.execute(rusqlite::params![
+                    ev.data.event_id.to_string(),
+                    ev.match_id.to_string(),
+                    ev.session_id.map(|s| s.to_string()),
+                    ev.data.kind.as_str(),
+                    ev.data.video_timestamp,
+                    frame,
+                    ev.data.confidence,
+                    payload.to_string(),
+                    created,
+                ])
+            })
+            .map_err(&e)?;
+        if n == 1 {
+            inserted += 1;
+            *checked_matches.entry(ev.match_id).or_default() += 1;
+        }
+    }
+    for (match_id, n) in checked_matches {
+        if n > 0 {
+            tx.prepare_cached("UPDATE matches SET event_count = event_count + ?2 WHERE id = ?1")
+                .and_then(|mut s| {
+                    s.execute(rusqlite::params![
+                        match_id.to_string(),
+                        i64::try_from(n).unwrap_or(i64::MAX)
+                    ])
+                })
+                .map_err(&e)?;
+        }
+    }
+    Ok(inserted)
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    fn engine(&self) -> Engine {
+        Engine::Sqlite
+    }
+
+    async fn ping(&self) -> Result<()> {
+        self.read(|c| {
+            c.query_row("SELECT 1", [], |_| Ok(()))
+                .map_err(sqlite_err("ping"))
+        })
+        .await
+    }
+
+    async fn create_match(&self, new: NewMatch) -> Result<Match> {
+        let m = new_match_row(new)?;
+        self.write("create match", move |tx| {
+            insert_match(tx, &m)?;
+            Ok(m)
+        })
+        .await
+    }
+
+    async fn get_match(&self, id: MatchId) -> Result<Match> {
+        self.read(move |c| load_match(c, id)).await
+    }
+
+    async fn list_matches(&self, filter: MatchFilter) -> Result<Page<Match>> {
+        let limit = filter.page.limit()?;
+        let after = filter
+            .page
+            .cursor
+            .as_deref()
+            .map(|c| cursor::decode(Listing::Matches, c))
+            .transpose()?;
+        self.read(move |c| {
+            let sql = format!(
+                "SELECT {MATCH_COLS} FROM matches \
+                 WHERE (?1 IS NULL OR status = ?1) \
+                 AND (?2 IS NULL OR ({}) = ?2) \
+                 AND (?4 IS NULL OR created_at < ?4 OR (created_at = ?4 AND id < ?5)) \
+                 ORDER BY created_at DESC, id DESC LIMIT ?6",
+                phase_sql("?3")
+            );
+            let rows = query(
+                c,
+                "list matches",
+                &sql,
+                rusqlite::params![
+                    filter.status.map(MatchStatus::as_str),
+                    filter.phase.map(|(p, _)| phase_name(p)),
+                    filter.phase.map(|(_, at)| to_us(at)),
+                    after.as_ref().map(|a| a.key),
+                    after.as_ref().map(|a| a.id.clone()),
+                    i64::from(limit) + 1,
+                ],
+                read_match,
+            )?;
+            Ok(match_page(rows, limit))
+        })
+        .await
+    }
+
+    async fn update_match(&self, id: MatchId, update: MatchUpdate) -> Result<Match> {
+        self.write("update match", move |tx| {
+            modify_match(tx, id, |m, at| update.apply(m, at))
+        })
+        .await
+    }
+
+    async fn delete_match(&self, id: MatchId) -> Result<()> {
+        self.write("delete match", move |tx| {
+            check_deletable(&load_match(tx, id)?)?;
+            tx.execute("DELETE FROM matches WHERE id = ?1", [id.to_string()])
+                .map_err(sqlite_err("delete match"))?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn update_score(&self, id: MatchId, home_score: u32, away_score: u32) -> Result<Match> {
+        self.write("update score", move |tx| {
+            modify_match(tx, id, |m, at| {
+                m.home_score = home_score;
+                m.away_score = away_score;
+                m.updated_at = at;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn get_calibration(&self, id: MatchId) -> Result<Vec<PointPair>> {
+        Ok(self.get_match(id).await?.calibration)
+    }
+
+    async fn set_calibration(&self, id: MatchId, pairs: Vec<PointPair>) -> Result<Match> {
+        self.write("set calibration", move |tx| {
+            modify_match(tx, id, |m, at| {
+                m.calibration = pairs;
+                m.updated_at = at;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn add_commentary(&self, new: NewCommentary) -> Result<Commentary> {
+        new.validate()?;
+        self.write("add commentary", move |tx| {
+            if !match_exists(tx, new.match_id)? {
+                return Err(StoreError::not_found("match", new.match_id));
+            }
+            let exists = tx
+                .prepare_cached("SELECT 1 FROM commentary WHERE match_id = ?1 AND sequence = ?2")
+                .and_then(|mut s| s.exists(rusqlite::params![new.match_id.to_string(), new.sequence]))
+                .map_err(sqlite_err("add commentary"))?;
+            if exists {
+                return Err(StoreError::conflict(
+                    "commentary",
+                    format!(
+                        "match `{}` already has commentary with sequence {}",
+                        new.match_id, new.sequence
+                    ),
+                ));
+            }
+            let metadata = new.metadata.as_ref().map(json_text).transpose()?;
+            query_one(
+                tx,
+                "add commentary",
+                &format!(
+                    "INSERT INTO commentary (match_id, minute, sequence, period, event_type, actor, \
+                     team, message, metadata, tags, created_at) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING {COMMENTARY_COLS}"
+                ),
+                rusqlite::params![
+                    new.match_id.to_string(),
+                    new.minute,
+                    new.sequence,
+                    new.period,
+                    new.event_type,
+                    new.actor,
+                    new.team,
+                    new.message,
+                    metadata,
+                    json_text(&new.tags)?,
+                    to_us(now()),
+                ],
+                read_commentary,
+            )?
+            .ok_or_else(|| StoreError::Internal("insert returned no commentary row".into()))
+        })
+        .await
+    }
+
+    async fn list_commentary(
+        &self,
+        match_id: MatchId,
+        page: PageRequest,
+    ) -> Result<Page<Commentary>> {
+        let limit = page.limit()?;
+        let after = page
+            .cursor
+            .as_deref()
+            .map(|c| cursor::decode(Listing::Commentary, c))
+            .transpose()?;
+        let after_id = after
+            .as_ref()
+            .map(|a| cursor::row_id(Listing::Commentary, a))
+            .transpose()?;
+        self.read(move |c| {
+            let rows = query(
+                c,
+                "list commentary",
+                &format!(
+                    "SELECT {COMMENTARY_COLS} FROM commentary WHERE match_id = ?1 \
+                     AND (?2 IS NULL OR created_at < ?2 OR (created_at = ?2 AND id < ?3)) \
+                     ORDER BY created_at DESC, id DESC LIMIT ?4"
+                ),
+                rusqlite::params![
+                    match_id.to_string(),
+                    after.as_ref().map(|a| a.key),
+                    after_id,
+                    i64::from(limit) + 1
+                ],
+                read_commentary,
+            )?;
+            if rows.is_empty() && !match_exists(c, match_id)? {
+                return Err(StoreError::not_found("match", match_id));
+            }
+            Ok(commentary_page(rows, limit))
+        })
+        .await
+    }
+
+    async fn create_session(&self, match_id: MatchId, session_id: SessionId) -> Result<Session> {
+        self.write("create session", move |tx| {
+            let mut m = load_match(tx, match_id)?;
+            let at = now();
+            let session = new_session_row(&m, session_id, at)?;
+            if let Some(old) = m.current_session_id {
+                let mut old = load_session(tx, old)?;
+                if supersede(&mut old, session_id, at) {
+                    save_session(tx, &old)?;
+                }
+            }
+            tx.prepare_cached(&format!(
+                "INSERT INTO processing_sessions ({SESSION_COLS}) \
+                 VALUES (?1, ?2, NULL, ?3, NULL, ?4, 0, NULL, NULL, NULL, ?5, NULL, ?5)"
+            ))
+            .and_then(|mut s| {
+                s.execute(rusqlite::params![
+                    session.id.to_string(),
+                    match_id.to_string(),
+                    session.status.as_str(),
+                    json_text(&session.config).unwrap_or_default(),
+                    to_us(at),
+                ])
+            })
+            .map_err(sqlite_err("create session"))?;
+            m.current_session_id = Some(session_id);
+            m.status = MatchStatus::Starting;
+            m.status_message = None;
+            m.updated_at = at;
+            save_match(tx, &m)?;
+            Ok(session)
+        })
+        .await
+    }
+
+    async fn apply_session_status(
+        &self,
+        update: SessionStatusUpdate,
+        desired: Option<DesiredState>,
+    ) -> Result<StatusOutcome> {
+        self.write("apply session status", move |tx| {
+            let mut session = load_session(tx, update.session_id)?;
+            let mut m = load_match(tx, session.match_id)?;
+            let decision = decide(&mut session, &mut m, update, desired, now());
+            save_session(tx, &session)?;
+            if matches!(decision, StatusDecision::Apply(_)) {
+                save_match(tx, &m)?;
+            }
+            Ok(StatusOutcome {
+                decision,
+                match_row: m,
+            })
+        })
+        .await
+    }
+
+    async fn update_session_stats(
+        &self,
+        session_id: SessionId,
+        stats: SessionStats,
+    ) -> Result<Session> {
+        self.write("update session stats", move |tx| {
+            let mut s = load_session(tx, session_id)?;
+            s.frames_processed = stats.frames_processed;
+            s.avg_fps = stats.avg_fps;
+            s.avg_latency_ms = stats.avg_latency_ms;
+            s.updated_at = now();
+            save_session(tx, &s)?;
+            Ok(s)
+        })
+        .await
+    }
+
+    async fn get_session(&self, id: SessionId) -> Result<Session> {
+        self.read(move |c| load_session(c, id)).await
+    }
+
+    async fn list_sessions(&self, match_id: MatchId) -> Result<Vec<Session>> {
+        self.read(move |c| {
+            let rows = query(
+                c,
+                "list sessions",
+                &format!(
+                    "SELECT {SESSION_COLS} FROM processing_sessions WHERE match_id = ?1 \
+                     ORDER BY started_at DESC, id DESC"
+                ),
+                [match_id.to_string()],
+                read_session,
+            )?;
+            if rows.is_empty() && !match_exists(c, match_id)? {
+                return Err(StoreError::not_found("match", match_id));
+            }
+            Ok(rows)
+        })
+        .await
+    }
+
+    async fn insert_event(&self, event: NewEvent) -> Result<bool> {
+        self.write("insert event", move |tx| {
+            Ok(insert_events_tx(tx, std::slice::from_ref(&event))? == 1)
+        })
+        .await
+    }
+
+    async fn insert_events(&self, events: Vec<NewEvent>) -> Result<usize> {
+        self.write("insert events", move |tx| insert_events_tx(tx, &events))
+            .await
+    }
+
+    async fn list_events(&self, filter: EventFilter) -> Result<Page<StoredEvent>> {
+        let limit = filter.page.limit()?;
+        let after = filter
+            .page
+            .cursor
+            .as_deref()
+            .map(|c| cursor::decode(Listing::Events, c))
+            .transpose()?;
+        let after_id = after
+            .as_ref()
+            .map(|a| cursor::row_id(Listing::Events, a))
+            .transpose()?;
+        self.read(move |c| {
+            let rows = query(
+                c,
+                "list events",
+                &format!(
+                    "SELECT {EVENT_COLS} FROM events WHERE match_id = ?1 \
+                     AND (?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR session_id = ?3) \
+                     AND (?4 IS NULL OR frame_number > ?4 OR (frame_number = ?4 AND id > ?5)) \
+                     ORDER BY frame_number, id LIMIT ?6"
+                ),
+                rusqlite::params![
+                    filter.match_id.to_string(),
+                    filter.kind.map(|k| k.as_str()),
+                    filter.session_id.map(|s| s.to_string()),
+                    after.as_ref().map(|a| a.key),
+                    after_id,
+                    i64::from(limit) + 1,
+                ],
+                read_event,
+            )?;
+            if rows.is_empty() && !match_exists(c, filter.match_id)? {
+                return Err(StoreError::not_found("match", filter.match_id));
+            }
+            Ok(event_page(rows, limit))
+        })
+        .await
+    }
+
+    async fn create_token(&self, role: TokenRole, label: Option<String>) -> Result<NewToken> {
+        let secret = token::generate()?;
+        let hash = token::sha256_hex(&secret);
+        self.write("create token", move |tx| {
+            let token = query_one(
+                tx,
+                "create token",
+                &format!(
+                    "INSERT INTO api_tokens (token_hash, role, label, created_at) \
+                     VALUES (?1, ?2, ?3, ?4) RETURNING {TOKEN_COLS}"
+                ),
+                rusqlite::params![hash, role.as_str(), label, to_us(now())],
+                read_token,
+            )?
+            .ok_or_else(|| StoreError::Internal("insert returned no token row".into()))?;
+            Ok(NewToken { token, secret })
+        })
+        .await
+    }
+
+    async fn verify_token(&self, secret: &str) -> Result<Option<ApiToken>> {
+        let hash = token::sha256_hex(secret);
+        let h = hash.clone();
+        let found = self
+            .read(move |c| {
+                query_one(
+                    c,
+                    "verify token",
+                    &format!("SELECT {TOKEN_COLS} FROM api_tokens WHERE token_hash = ?1"),
+                    [h],
+                    read_token,
+                )
+            })
+            .await?;
+        let Some(mut t) = found else { return Ok(None) };
+        let at = now();
+        if token_stale(&t, at) {
+            // recording use at most once a minute keeps verification a read
+            self.write("record token use", move |tx| {
+                tx.execute(
+                    "UPDATE api_tokens SET last_used_at = ?2 WHERE token_hash = ?1",
+                    rusqlite::params![hash, to_us(at)],
+                )
+                .map_err(sqlite_err("record token use"))
+            })
+            .await?;
+            t.last_used_at = Some(at);
+        }
+        Ok(Some(t))
+    }
+
+    async fn list_tokens(&self) -> Result<Vec<ApiToken>> {
+        self.read(|c| {
+            query(
+                c,
+                "list tokens",
+                &format!("SELECT {TOKEN_COLS} FROM api_tokens ORDER BY id"),
+                [],
+                read_token,
+            )
+        })
+        .await
+    }
+
+    async fn revoke_token(&self, id: i64) -> Result<()> {
+        self.write("revoke token", move |tx| {
+            let n = tx
+                .execute("DELETE FROM api_tokens WHERE id = ?1", [id])
+                .map_err(sqlite_err("revoke token"))?;
+            if n == 0 {
+                return Err(StoreError::not_found("token", id));
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn get_setting(&self, key: &str) -> Result<Option<serde_json::Value>> {
+        let key = key.to_owned();
+        self.read(move |c| {
+            query_one(
+                c,
+                "read setting",
+                "SELECT value FROM settings WHERE key = ?1",
+                [key],
+                |r| json_col(r, 0),
+            )
+        })
+        .await
+    }
+
+    async fn set_setting(&self, key: &str, value: serde_json::Value) -> Result<()> {
+        if key.trim().is_empty() {
+            return Err(StoreError::Invalid("setting key must not be empty".into()));
+        }
+        let key = key.to_owned();
+        self.write("set setting", move |tx| {
+            tx.execute(
+                "INSERT INTO settings (key, value, updated_at) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                rusqlite::params![key, value.to_string(), to_us(now())],
+            )
+            .map_err(sqlite_err("set setting"))?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn list_settings(&self) -> Result<Vec<(String, serde_json::Value)>> {
+        self.read(|c| {
+            query(
+                c,
+                "list settings",
+                "SELECT key, value FROM settings ORDER BY key",
+                [],
+                |r| Ok((col(r, 0)?, json_col(r, 1)?)),
+            )
+        })
+        .await
+    }
+}
