@@ -64,6 +64,14 @@ impl BBox {
         if union <= 0.0 { 0.0 } else { inter / union }
     }
 
+    /// The box grown by `scale` of its width and height on every side (the buffered IoU of
+    /// C-BIoU, which tolerates the irregular motion of sports).
+    #[must_use]
+    pub fn buffered(&self, scale: f32) -> Self {
+        let (bw, bh) = (self.width() * scale, self.height() * scale);
+        Self::new(self.x1 - bw, self.y1 - bh, self.x2 + bw, self.y2 + bh)
+    }
+
     /// The box clamped to `0..=width`, `0..=height`.
     #[must_use]
     pub fn clamp_to(&self, width: f32, height: f32) -> Self {
@@ -154,6 +162,10 @@ mod tests {
             BBox::new(0., 3., 640., 360.)
         );
         assert!(!BBox::new(0., 0., f32::NAN, 1.).is_valid());
+        assert_eq!(
+            BBox::new(10., 10., 20., 30.).buffered(0.5),
+            BBox::new(5., 0., 25., 40.)
+        );
         assert!(!BBox::new(5., 0., 1., 1.).is_valid());
     }
 }

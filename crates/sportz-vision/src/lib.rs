@@ -23,11 +23,18 @@
 //!
 //! [`ObjectClass`]: sportz_contract::ObjectClass
 
+pub mod assign;
+pub mod ball;
 pub mod detect;
+pub mod events;
+pub mod frame;
 pub mod geom;
 pub mod image;
 pub mod kalman;
+pub mod pitch;
 pub mod rng;
+pub mod teams;
+pub mod track;
 
 pub use geom::{BBox, Point};
 pub use image::RgbImage;

@@ -1,0 +1,279 @@
+//! The ball tracker: a constant-velocity Kalman filter in pixels (time steps in seconds, so the
+//! velocity is px/s), a gate that widens with every miss, coasting for a few frames with
+//! `predicted: true` and a decaying confidence, and a trail of the last points with their times
+//! and pitch positions.
+
+use std::collections::VecDeque;
+
+use crate::detect::Detection;
+use crate::kalman::PointKalman;
+use crate::pitch::Calibration;
+use crate::{BBox, Point};
+
+/// Settings of the ball tracker.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BallConfig {
+    /// Candidates below this confidence are ignored.
+    pub min_confidence: f32,
+    /// A new track starts only from a candidate at or above this confidence.
+    pub init_confidence: f32,
+    /// While coasting, a candidate outside the gate at or above this confidence restarts the track
+    /// there (the ball was kicked somewhere the filter did not expect).
+    pub reacquire_confidence: f32,
+    /// Gate radius with no miss, pixels, on top of `gate_sigmas` innovation sigmas.
+    pub gate_px: f64,
+    /// Added to the gate radius for every consecutive miss, pixels.
+    pub gate_growth_px: f64,
+    pub gate_sigmas: f64,
+    /// Frames the ball may be extrapolated (`predicted`) before it is declared lost.
+    pub max_coast_frames: u32,
+    /// Confidence is multiplied by this for every coasted frame.
+    pub confidence_decay: f64,
+    /// Points kept in the trail.
+    pub trail_len: usize,
+    /// Measurement noise, px.
+    pub sigma_measure_px: f64,
+    /// Acceleration noise, px/s².
+    pub sigma_accel_px_s2: f64,
+    /// Speed uncertainty of a new track, px/s.
+    pub sigma_initial_speed_px_s: f64,
+}
+
+impl Default for BallConfig {
+    fn default() -> Self {
+        Self {
+            min_confidence: 0.05,
+            init_confidence: 0.25,
+            reacquire_confidence: 0.6,
+            gate_px: 25.0,
+            gate_growth_px: 15.0,
+            gate_sigmas: 4.0,
+            max_coast_frames: 10,
+            confidence_decay: 0.85,
+            trail_len: 30,
+            sigma_measure_px: 2.0,
+            sigma_accel_px_s2: 3000.0,
+            sigma_initial_speed_px_s: 600.0,
+        }
+    }
+}
+
+/// One point of the trail.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrailSample {
+    /// Video time, seconds.
+    pub t: f64,
+    pub pixel: Point,
+    pub pitch: Option<Point>,
+    pub predicted: bool,
+}
+
+/// The ball in one frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BallState {
+    pub track_id: u64,
+    /// Pixels: the detection's box, or the last size around the predicted centre.
+    pub bbox: BBox,
+    /// Centre, pixels.
+    pub pixel: Point,
+    /// Ground point (bottom of the box) in metres, when calibrated.
+    pub pitch: Option<Point>,
+    /// 0..1, decaying while predicted.
+    pub confidence: f64,
+    pub velocity_px_s: (f64, f64),
+    pub speed_px_s: f64,
+    /// Extrapolated: no detection this frame.
+    pub predicted: bool,
+}
+
+/// What one step produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BallStep {
+    pub ball: Option<BallState>,
+    /// The track was given up this frame (coasted too long): the `ball_lost` moment.
+    pub lost: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Active {
+    track_id: u64,
+    kalman: PointKalman,
+    size: (f64, f64),
+    confidence: f64,
+    misses: u32,
+}
+
+/// The single-ball tracker.
+#[derive(Debug, Clone)]
+pub struct BallTracker {
+    cfg: BallConfig,
+    active: Option<Active>,
+    last_t: Option<f64>,
+    next_id: u64,
+    trail: VecDeque<TrailSample>,
+}
+
+impl BallTracker {
+    #[must_use]
+    pub fn new(cfg: BallConfig) -> Self {
+        Self {
+            cfg,
+            active: None,
+            last_t: None,
+            next_id: 1,
+            trail: VecDeque::with_capacity(cfg.trail_len),
+        }
+    }
+
+    /// The recent path, oldest first.
+    #[must_use]
+    pub const fn trail(&self) -> &VecDeque<TrailSample> {
+        &self.trail
+    }
+
+    /// The gate radius for the next frame, pixels (`None` without a track).
+    #[must_use]
+    pub fn gate_radius_px(&self) -> Option<f64> {
+        self.active.as_ref().map(|a| self.gate_for(a))
+    }
+
+    fn gate_for(&self, a: &Active) -> f64 {
+        self.cfg.gate_px
+            + self.cfg.gate_growth_px * f64::from(a.misses)
+            + self.cfg.gate_sigmas * a.kalman.innovation_sigma()
+    }
+
+    /// One frame at video time `t_secs`: ball candidates in (pixels), the ball out.
+    pub fn update(
+        &mut self,
+        t_secs: f64,
+        candidates: &[Detection],
+        calibration: Option<&Calibration>,
+    ) -> BallStep {
+        let dt = self.last_t.map_or(0.0, |last| (t_secs - last).max(0.0));
+        self.last_t = Some(t_secs);
+        let cfg = self.cfg;
+        let usable: Vec<&Detection> = candidates
+            .iter()
+            .filter(|d| {
+                d.confidence >= cfg.min_confidence && d.bbox.is_valid() && d.confidence.is_finite()
+            })
+            .collect();
+        let mut lost = false;
+        if let Some(mut a) = self.active.take() {
+            if dt > 0.0 {
+                a.kalman.predict(dt);
+            }
+            let gate = self.gate_for(&a);
+            let (px, py) = a.kalman.position();
+            let near = usable
+                .iter()
+                .map(|d| {
+                    let (cx, cy) = d.bbox.centre();
+                    (d, (f64::from(cx) - px).hypot(f64::from(cy) - py))
+                })
+                .filter(|(_, dist)| *dist <= gate)
+                .max_by(|(d1, e1), (d2, e2)| {
+                    let s1 = f64::from(d1.confidence) - 0.5 * e1 / gate;
+                    let s2 = f64::from(d2.confidence) - 0.5 * e2 / gate;
+                    s1.total_cmp(&s2)
+                });
+            if let Some((d, _)) = near {
+                let (cx, cy) = d.bbox.centre();
+                a.kalman.update(f64::from(cx), f64::from(cy));
+                a.size = (f64::from(d.bbox.width()), f64::from(d.bbox.height()));
+                a.confidence = f64::from(d.confidence);
+                a.misses = 0;
+                self.active = Some(a);
+                return self.emit(t_secs, false, calibration);
+            }
+            let strong = usable
+                .iter()
+                .filter(|d| d.confidence >= cfg.reacquire_confidence)
+                .max_by(|a, b| a.confidence.total_cmp(&b.confidence));
+            if let (Some(d), true) = (strong, a.misses >= 1) {
+                self.start(d);
+                return self.emit(t_secs, false, calibration);
+            }
+            a.misses += 1;
+            a.confidence *= cfg.confidence_decay;
+            if a.misses <= cfg.max_coast_frames {
+                self.active = Some(a);
+                return self.emit(t_secs, true, calibration);
+            }
+            lost = true;
+            self.trail.clear();
+        }
+        let best = usable
+            .iter()
+            .filter(|d| d.confidence >= cfg.init_confidence)
+            .max_by(|a, b| a.confidence.total_cmp(&b.confidence));
+        match best {
+            Some(d) => {
+                self.start(d);
+                BallStep {
+                    lost,
+                    ..self.emit(t_secs, false, calibration)
+                }
+            }
+            None => BallStep { ball: None, lost },
+        }
+    }
+
+    fn start(&mut self, d: &Detection) {
+        let (cx, cy) = d.bbox.centre();
+        let kalman = PointKalman::new(
+            f64::from(cx),
+            f64::from(cy),
+            self.cfg.sigma_measure_px,
+            self.cfg.sigma_initial_speed_px_s,
+            self.cfg.sigma_accel_px_s2,
+        );
+        self.active = Some(Active {
+            track_id: self.next_id,
+            kalman,
+            size: (f64::from(d.bbox.width()), f64::from(d.bbox.height())),
+            confidence: f64::from(d.confidence),
+            misses: 0,
+        });
+        self.next_id += 1;
+        self.trail.clear();
+    }
+
+    fn emit(&mut self, t: f64, predicted: bool, calibration: Option<&Calibration>) -> BallStep {
+        let a = self.active.as_ref().expect("emit follows an active track");
+        let (x, y) = a.kalman.position();
+        let (w, h) = a.size;
+        #[allow(clippy::cast_possible_truncation)] // pixels fit f32
+        let bbox = BBox::from_cxcywh(x as f32, y as f32, w as f32, h as f32);
+        let ground = Point::new(x, y + h / 2.0);
+        let pitch = calibration.and_then(|c| c.to_pitch(ground));
+        let (vx, vy) = a.kalman.velocity();
+        let state = BallState {
+            track_id: a.track_id,
+            bbox,
+            pixel: Point::new(x, y),
+            pitch,
+            confidence: a.confidence.clamp(0.0, 1.0),
+            velocity_px_s: (vx, vy),
+            speed_px_s: vx.hypot(vy),
+            predicted,
+        };
+        if self.trail.len() == self.cfg.trail_len {
+            self.trail.pop_front();
+        }
+        self.trail.push_back(TrailSample {
+            t,
+            pixel: state.pixel,
+            pitch,
+            predicted,
+        });
+        BallStep {
+            ball: Some(state),
+            lost: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

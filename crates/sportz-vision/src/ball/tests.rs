@@ -1,0 +1,200 @@
+use super::*;
+use crate::pitch::{PointPair, RansacConfig};
+
+const DT: f64 = 0.04; // 25 fps
+
+fn ball_at(x: f64, y: f64, conf: f32) -> Detection {
+    #[allow(clippy::cast_possible_truncation)]
+    Detection::new(BBox::from_cxcywh(x as f32, y as f32, 8.0, 8.0), conf, 32)
+}
+
+/// `(x, y, predicted, confidence, track id)` of the ball in one frame.
+type Seen = Option<(f64, f64, bool, f64, u64)>;
+
+/// Runs frames of candidates and returns, per frame, `(x, y, predicted, confidence, id)` or None,
+/// and the frames where `lost` fired.
+fn run(cfg: BallConfig, frames: &[Vec<Detection>]) -> (Vec<Seen>, Vec<usize>) {
+    let mut t = BallTracker::new(cfg);
+    let mut out = Vec::new();
+    let mut lost = Vec::new();
+    for (i, c) in frames.iter().enumerate() {
+        let step = t.update(i as f64 * DT, c, None);
+        if step.lost {
+            lost.push(i);
+        }
+        out.push(
+            step.ball
+                .map(|b| (b.pixel.x, b.pixel.y, b.predicted, b.confidence, b.track_id)),
+        );
+    }
+    (out, lost)
+}
+
+/// A ball moving at `(vx, vy)` px/s from (100, 100), seen on `frames`.
+fn moving(n: usize, vx: f64, vy: f64, seen: impl Fn(usize) -> bool) -> Vec<Vec<Detection>> {
+    (0..n)
+        .map(|i| {
+            let t = i as f64 * DT;
+            if seen(i) {
+                vec![ball_at(100.0 + vx * t, 100.0 + vy * t, 0.8)]
+            } else {
+                vec![]
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn learns_velocity_in_px_per_second() {
+    let mut t = BallTracker::new(BallConfig::default());
+    let mut last = None;
+    for (i, c) in moving(40, 250.0, -100.0, |_| true).iter().enumerate() {
+        last = t.update(i as f64 * DT, c, None).ball;
+    }
+    let b = last.unwrap();
+    assert!(
+        (b.velocity_px_s.0 - 250.0).abs() < 5.0 && (b.velocity_px_s.1 + 100.0).abs() < 5.0,
+        "{b:?}"
+    );
+    assert!((b.speed_px_s - 250.0_f64.hypot(100.0)).abs() < 5.0);
+    assert!(!b.predicted);
+    assert!((b.confidence - 0.8).abs() < 1e-6);
+}
+
+#[test]
+fn coasts_with_predicted_and_decaying_confidence_then_is_lost() {
+    let cfg = BallConfig {
+        max_coast_frames: 5,
+        ..BallConfig::default()
+    };
+    let frames = moving(30, 200.0, 0.0, |i| i < 20);
+    let (out, lost) = run(cfg, &frames);
+    // frames 20..=24 coast: x keeps moving at ~200 px/s, predicted, confidence 0.8·0.85^k
+    for k in 1..=5 {
+        let (x, _, predicted, conf, id) = out[19 + k].unwrap();
+        let expected_x = 100.0 + 200.0 * (19 + k) as f64 * DT;
+        assert!(predicted && id == 1, "frame {}", 19 + k);
+        assert!(
+            (x - expected_x).abs() < 2.0,
+            "frame {}: x {x} vs {expected_x}",
+            19 + k
+        );
+        assert!(
+            (conf - 0.8 * 0.85_f64.powi(k as i32)).abs() < 1e-6,
+            "conf {conf}"
+        );
+    }
+    assert_eq!(out[25], None);
+    assert_eq!(lost, [25]);
+    assert!(out[26..].iter().all(Option::is_none));
+}
+
+#[test]
+fn the_gate_widens_with_misses() {
+    let cfg = BallConfig {
+        reacquire_confidence: 2.0,
+        ..BallConfig::default()
+    }; // never jump
+    let mut t = BallTracker::new(cfg);
+    for i in 0..10 {
+        t.update(i as f64 * DT, &[ball_at(100.0, 100.0, 0.8)], None);
+    }
+    let g0 = t.gate_radius_px().unwrap();
+    // a candidate 120 px away is outside the settled gate: ignored, the ball coasts
+    let step = t.update(0.40, &[ball_at(220.0, 100.0, 0.8)], None);
+    assert!(step.ball.unwrap().predicted && g0 < 120.0, "gate {g0}");
+    let g1 = t.gate_radius_px().unwrap();
+    assert!(g1 > g0 + 14.0, "{g0} → {g1}");
+    t.update(0.44, &[], None);
+    t.update(0.48, &[], None);
+    // after three misses the same distance is inside the gate
+    let step = t.update(0.52, &[ball_at(220.0, 100.0, 0.8)], None);
+    let b = step.ball.unwrap();
+    assert!(
+        !b.predicted && b.track_id == 1,
+        "{b:?} gate {:?}",
+        t.gate_radius_px()
+    );
+}
+
+#[test]
+fn prefers_the_candidate_in_the_gate_over_a_stronger_distractor() {
+    let frames: Vec<Vec<Detection>> = (0..20)
+        .map(|i| {
+            let x = 100.0 + 100.0 * i as f64 * DT;
+            vec![ball_at(x, 100.0, 0.5), ball_at(600.0, 300.0, 0.55)]
+        })
+        .collect();
+    // the track starts on the only candidate of frame 0, then the distractor stays out of the gate
+    let mut frames = frames;
+    frames[0] = vec![ball_at(100.0, 100.0, 0.5)];
+    let (out, lost) = run(BallConfig::default(), &frames);
+    assert!(lost.is_empty());
+    for (i, b) in out.iter().enumerate() {
+        let (x, y, predicted, _, id) = b.unwrap();
+        assert!(
+            !predicted && id == 1 && (y - 100.0).abs() < 1.0,
+            "frame {i}: {b:?}"
+        );
+        assert!((x - (100.0 + 4.0 * i as f64)).abs() < 2.0);
+    }
+}
+
+#[test]
+fn a_strong_detection_elsewhere_restarts_a_coasting_track() {
+    let mut frames = moving(10, 100.0, 0.0, |_| true);
+    frames.push(vec![]);
+    frames.push(vec![ball_at(500.0, 400.0, 0.9)]);
+    let (out, _) = run(BallConfig::default(), &frames);
+    assert!(out[10].unwrap().2, "coasting");
+    let (x, y, predicted, _, id) = out[11].unwrap();
+    assert_eq!((x, y, predicted, id), (500.0, 400.0, false, 2));
+}
+
+#[test]
+fn never_starts_below_the_init_confidence() {
+    let frames: Vec<Vec<Detection>> = (0..5).map(|_| vec![ball_at(10.0, 10.0, 0.1)]).collect();
+    assert!(
+        run(BallConfig::default(), &frames)
+            .0
+            .iter()
+            .all(Option::is_none)
+    );
+}
+
+#[test]
+fn trail_keeps_thirty_points_with_times_and_pitch() {
+    // pixels → metres: a pure scale of 0.1 m/px
+    let pairs =
+        [(0.0, 0.0), (1000.0, 0.0), (1000.0, 680.0), (0.0, 680.0)].map(|(x, y)| PointPair {
+            image: Point::new(x, y),
+            pitch: Point::new(x / 10.0, y / 10.0),
+        });
+    let cal = Calibration::fit(&pairs, &RansacConfig::default()).unwrap();
+    let mut t = BallTracker::new(BallConfig::default());
+    for (i, c) in moving(45, 100.0, 0.0, |i| i != 40).iter().enumerate() {
+        let step = t.update(i as f64 * DT, c, Some(&cal));
+        let b = step.ball.unwrap();
+        let p = b.pitch.unwrap();
+        assert!(
+            (p.x - b.pixel.x / 10.0).abs() < 1e-6 && (p.y - (b.pixel.y + 4.0) / 10.0).abs() < 1e-6
+        );
+    }
+    let trail = t.trail();
+    assert_eq!(trail.len(), 30);
+    assert!((trail[0].t - 15.0 * DT).abs() < 1e-9 && (trail[29].t - 44.0 * DT).abs() < 1e-9);
+    assert!(trail.iter().all(|s| s.pitch.is_some()));
+    let predicted: Vec<usize> = trail
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.predicted)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(predicted, [25], "frame 40 was predicted");
+    assert!(
+        trail
+            .iter()
+            .zip(trail.iter().skip(1))
+            .all(|(a, b)| a.t < b.t)
+    );
+}

@@ -1,0 +1,289 @@
+use super::*;
+
+const FPS: f64 = 25.0;
+
+/// A scripted sequence: per frame, the ball (pitch metres) and players `(id, team, x, y)`.
+#[derive(Default)]
+struct Script {
+    frames: Vec<(Option<Point>, Vec<PlayerObs>)>,
+}
+
+const HOME: Option<TeamSide> = Some(TeamSide::Home);
+const AWAY: Option<TeamSide> = Some(TeamSide::Away);
+
+fn player(id: u64, team: Option<TeamSide>, x: f64, y: f64) -> PlayerObs {
+    PlayerObs {
+        track_id: id,
+        team,
+        pitch: Some(Point::new(x, y)),
+    }
+}
+
+impl Script {
+    /// `n` frames with the ball at `ball(i)` and fixed players.
+    fn hold(
+        mut self,
+        n: usize,
+        ball: impl Fn(usize) -> Option<Point>,
+        players: &[PlayerObs],
+    ) -> Self {
+        for i in 0..n {
+            self.frames.push((ball(i), players.to_vec()));
+        }
+        self
+    }
+
+    /// The ball rolling from `a` to `b` at `speed` m/s.
+    fn roll(self, a: Point, b: Point, speed: f64, players: &[PlayerObs]) -> Self {
+        let n = ((a.distance(&b) / speed) * FPS).ceil().max(1.0) as usize;
+        self.hold(
+            n,
+            move |i| {
+                let s = (i + 1) as f64 / n as f64;
+                Some(Point::new(a.x + (b.x - a.x) * s, a.y + (b.y - a.y) * s))
+            },
+            players,
+        )
+    }
+
+    fn run(&self) -> Vec<Event> {
+        let mut engine = EventEngine::new(EventConfig::default());
+        let mut out = Vec::new();
+        for (i, (ball, players)) in self.frames.iter().enumerate() {
+            let t = i as f64 / FPS;
+            out.extend(engine.step(&EventFrame {
+                frame_number: i as u64,
+                video_timestamp: t,
+                timestamp: 1_700_000_000.0 + t,
+                ball: ball.map(|p| BallObs {
+                    pitch: Some(p),
+                    predicted: false,
+                    confidence: 0.9,
+                }),
+                players,
+            }));
+        }
+        out
+    }
+}
+
+fn at(x: f64, y: f64) -> Point {
+    Point::new(x, y)
+}
+
+/// The events as `(kind, player)` in order.
+fn check(script: &Script, expected: &[(EventKind, Option<u64>)]) {
+    let events = script.run();
+    let got: Vec<(EventKind, Option<u64>)> =
+        events.iter().map(|e| (e.kind, e.player_track_id)).collect();
+    assert_eq!(got, expected, "{events:#?}");
+}
+
+use EventKind::{BallLost, BallOut, Goal, Pass, Possession, PossessionChange, Shot};
+
+#[test]
+fn possession_needs_k_frames_at_the_feet() {
+    let p1 = [player(1, HOME, 50.0, 34.0)];
+    check(
+        &Script::default().hold(10, |_| Some(at(50.5, 34.0)), &p1),
+        &[(Possession, Some(1))],
+    );
+    // near miss: the ball rolls past within reach for only 3 frames (1 m a frame)
+    let s = Script::default().roll(at(47.0, 34.5), at(53.0, 34.5), 25.0, &p1);
+    check(&s, &[]);
+    // near miss: 2 m away is out of reach
+    check(
+        &Script::default().hold(10, |_| Some(at(52.0, 34.0)), &p1),
+        &[],
+    );
+    // the event fires on the k-th frame, with the time of that frame
+    let events = Script::default()
+        .hold(10, |_| Some(at(50.5, 34.0)), &p1)
+        .run();
+    assert_eq!((events[0].frame_number, events[0].team), (4, HOME));
+    assert!((events[0].video_timestamp - 4.0 / FPS).abs() < 1e-12);
+    assert_eq!(events[0].pitch, Some(at(50.5, 34.0)));
+}
+
+#[test]
+fn a_pass_between_teammates_over_five_metres() {
+    let players = [
+        player(1, HOME, 30.0, 30.0),
+        player(2, HOME, 30.0, 40.0),
+        player(3, AWAY, 60.0, 10.0),
+    ];
+    let s = Script::default()
+        .hold(8, |_| Some(at(30.3, 30.2)), &players)
+        .roll(at(30.3, 30.2), at(30.2, 39.7), 10.0, &players)
+        .hold(8, |_| Some(at(30.2, 39.7)), &players);
+    check(
+        &s,
+        &[
+            (Possession, Some(1)),
+            (Pass, Some(1)),
+            (Possession, Some(2)),
+        ],
+    );
+    let events = s.run();
+    let pass = &events[1];
+    assert_eq!(pass.team, HOME);
+    assert_eq!(pass.details["receiver"], 2);
+    // from the passer's last touch to the receiver's control (the ball within reach for k frames)
+    let distance = pass.details["distance_m"].as_f64().unwrap();
+    assert!((5.0..=9.5).contains(&distance), "{distance}");
+    // near miss: a 3 m lay-off is possession, not a pass
+    let close = [player(1, HOME, 30.0, 30.0), player(2, HOME, 30.0, 33.5)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(30.2, 30.3)), &close)
+        .roll(at(30.2, 30.3), at(30.2, 33.3), 6.0, &close)
+        .hold(8, |_| Some(at(30.2, 33.3)), &close);
+    check(&s, &[(Possession, Some(1)), (Possession, Some(2))]);
+}
+
+#[test]
+fn an_interception_is_a_possession_change_not_a_pass() {
+    let players = [player(1, HOME, 30.0, 30.0), player(3, AWAY, 30.0, 42.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(30.3, 30.2)), &players)
+        .roll(at(30.3, 30.2), at(30.3, 41.8), 10.0, &players)
+        .hold(8, |_| Some(at(30.3, 41.8)), &players);
+    check(
+        &s,
+        &[
+            (Possession, Some(1)),
+            (PossessionChange, Some(3)),
+            (Possession, Some(3)),
+        ],
+    );
+    assert_eq!(s.run()[1].team, AWAY);
+}
+
+#[test]
+fn a_shot_is_fast_and_heads_between_the_posts() {
+    let striker = [player(9, AWAY, 80.0, 30.0)];
+    let shoot = |to: Point, speed: f64| {
+        Script::default()
+            .hold(8, |_| Some(at(80.3, 30.2)), &striker)
+            .roll(at(80.3, 30.2), to, speed, &striker)
+    };
+    // 25 m/s towards the right goal, saved on the line at x = 104
+    check(
+        &shoot(at(104.0, 35.0), 25.0),
+        &[(Possession, Some(9)), (Shot, Some(9))],
+    );
+    let events = shoot(at(104.0, 35.0), 25.0).run();
+    assert_eq!(events[1].details["goal"], "right");
+    assert_eq!(events[1].details["on_target"], true);
+    // measured over the first frames of the kick
+    let speed = events[1].details["speed_mps"].as_f64().unwrap();
+    assert!((15.0..=25.5).contains(&speed), "{speed}");
+    // near misses: too slow; fast but wide of the posts; fast but away from the goal
+    check(&shoot(at(104.0, 35.0), 10.0), &[(Possession, Some(9))]);
+    check(&shoot(at(104.0, 50.0), 25.0), &[(Possession, Some(9))]);
+    check(&shoot(at(60.0, 30.0), 25.0), &[(Possession, Some(9))]);
+}
+
+#[test]
+fn a_goal_crosses_the_line_between_the_posts() {
+    let striker = [player(9, AWAY, 90.0, 34.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(90.3, 34.2)), &striker)
+        .roll(at(90.3, 34.2), at(106.5, 35.0), 20.0, &striker)
+        .hold(5, |_| Some(at(106.5, 35.0)), &striker);
+    check(
+        &s,
+        &[(Possession, Some(9)), (Shot, Some(9)), (Goal, Some(9))],
+    );
+    let goal = s.run().into_iter().find(|e| e.kind == Goal).unwrap();
+    assert_eq!(goal.team, AWAY);
+    assert_eq!(goal.pitch.unwrap().x, LENGTH_M);
+    assert!((goal.pitch.unwrap().y - 34.9).abs() < 0.2);
+    // near miss: just wide of the post is a goal kick, not a goal
+    let s = Script::default()
+        .hold(8, |_| Some(at(90.3, 34.2)), &striker)
+        .roll(at(90.3, 34.2), at(106.5, 39.5), 20.0, &striker)
+        .hold(5, |_| Some(at(106.5, 39.5)), &striker);
+    let kinds: Vec<EventKind> = s.run().iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [Possession, BallOut]);
+}
+
+#[test]
+fn ball_out_needs_k_frames_beyond_the_line() {
+    let nobody: [PlayerObs; 0] = [];
+    // out over the touchline, stays out
+    let s = Script::default()
+        .roll(at(50.0, 60.0), at(50.0, 70.0), 5.0, &nobody)
+        .hold(5, |_| Some(at(50.0, 70.0)), &nobody);
+    check(&s, &[(BallOut, None)]);
+    let out = s.run().remove(0);
+    assert_eq!(out.pitch, Some(at(50.0, WIDTH_M)));
+    assert_eq!(out.details["line"], "touchline");
+    // near misses: on the line (within the margin); out for only two frames
+    check(
+        &Script::default().hold(10, |_| Some(at(50.0, 68.2)), &nobody),
+        &[],
+    );
+    let s = Script::default()
+        .hold(3, |_| Some(at(50.0, 67.0)), &nobody)
+        .hold(2, |_| Some(at(50.0, 69.0)), &nobody)
+        .hold(3, |_| Some(at(50.0, 67.0)), &nobody);
+    check(&s, &[]);
+    // out, back in, out again: two events
+    let s = Script::default()
+        .hold(4, |_| Some(at(50.0, 69.0)), &nobody)
+        .hold(4, |_| Some(at(50.0, 60.0)), &nobody)
+        .hold(4, |_| Some(at(-1.0, 10.0)), &nobody);
+    let events = s.run();
+    assert_eq!(
+        events.iter().map(|e| e.kind).collect::<Vec<_>>(),
+        [BallOut, BallOut]
+    );
+    assert_eq!(events[1].details["line"], "goal_line");
+}
+
+#[test]
+fn ball_lost_fires_once_when_the_ball_goes() {
+    let p1 = [player(1, HOME, 50.0, 34.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(50.5, 34.0)), &p1)
+        .hold(5, |_| None, &p1);
+    check(&s, &[(Possession, Some(1)), (BallLost, Some(1))]);
+    let lost = &s.run()[1];
+    assert_eq!(
+        (lost.frame_number, lost.pitch, lost.team),
+        (8, Some(at(50.5, 34.0)), HOME)
+    );
+    // never seen, never lost
+    check(&Script::default().hold(5, |_| None, &p1), &[]);
+    // uncalibrated: the ball has no pitch position; only ball_lost can fire, without a position
+    let mut engine = EventEngine::new(EventConfig::default());
+    let frame = |n: u64, ball: Option<BallObs>| EventFrame {
+        frame_number: n,
+        video_timestamp: n as f64 / FPS,
+        timestamp: 0.0,
+        ball,
+        players: &[],
+    };
+    let seen = Some(BallObs {
+        pitch: None,
+        predicted: false,
+        confidence: 0.5,
+    });
+    assert!(engine.step(&frame(0, seen)).is_empty());
+    let events = engine.step(&frame(1, None));
+    assert_eq!(events.len(), 1);
+    assert_eq!((events[0].kind, events[0].pitch), (BallLost, None));
+}
+
+#[test]
+fn events_in_one_frame_are_numbered() {
+    let players = [player(1, HOME, 30.0, 30.0), player(2, HOME, 30.0, 40.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(30.3, 30.2)), &players)
+        .roll(at(30.3, 30.2), at(30.2, 39.7), 10.0, &players)
+        .hold(8, |_| Some(at(30.2, 39.7)), &players);
+    let events = s.run();
+    assert_eq!((events[1].kind, events[1].seq), (Pass, 0));
+    assert_eq!((events[2].kind, events[2].seq), (Possession, 1));
+    assert_eq!(events[1].frame_number, events[2].frame_number);
+}

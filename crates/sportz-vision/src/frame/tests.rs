@@ -1,0 +1,155 @@
+use sportz_contract::{EventKind, ObjectClass};
+
+use super::*;
+use crate::BBox;
+use crate::pitch::{PointPair, RansacConfig};
+
+fn meta() -> FrameMeta {
+    FrameMeta {
+        frame_number: 42,
+        video_timestamp: 1.68,
+        timestamp: 1_700_000_001.68,
+        width: 1000,
+        height: 680,
+        latency_ms: 12.5,
+    }
+}
+
+/// Pixels → metres by a pure scale of 0.105 × 0.1.
+fn calibration() -> Calibration {
+    let pairs =
+        [(0.0, 0.0), (1000.0, 0.0), (1000.0, 680.0), (0.0, 680.0)].map(|(x, y)| PointPair {
+            image: Point::new(x, y),
+            pitch: Point::new(x * 0.105, y / 10.0),
+        });
+    Calibration::fit(&pairs, &RansacConfig::default()).unwrap()
+}
+
+fn ball() -> BallState {
+    BallState {
+        track_id: 3,
+        bbox: BBox::new(496.0, 336.0, 504.0, 344.0),
+        pixel: Point::new(500.0, 340.0),
+        pitch: Some(Point::new(52.5, 34.4)),
+        confidence: 0.7,
+        velocity_px_s: (30.0, 40.0),
+        speed_px_s: 50.0,
+        predicted: true,
+    }
+}
+
+fn people() -> Vec<Detection> {
+    let mut p = Detection::new(BBox::new(90.0, 100.0, 110.0, 200.0), 0.9, 0)
+        .with_class(ObjectClass::Player);
+    p.track_id = Some(7);
+    let untracked =
+        Detection::new(BBox::new(0.0, 0.0, 5.0, 5.0), 0.9, 0).with_class(ObjectClass::Player);
+    vec![p, untracked]
+}
+
+#[test]
+fn uncalibrated_frames_are_pixel_mode_with_null_pitch_fields() {
+    let trail = [TrailSample {
+        t: 1.64,
+        pixel: Point::new(498.0, 338.0),
+        pitch: Some(Point::new(1.0, 1.0)),
+        predicted: false,
+    }];
+    let f = build_frame(&meta(), Some(&ball()), &trail, &people(), None, None);
+    assert_eq!(f.coordinate_mode, CoordinateMode::Pixel);
+    let json = serde_json::to_value(&f).unwrap();
+    assert_eq!(json["ball"]["pitch"], serde_json::Value::Null);
+    assert_eq!(json["trail"][0]["pitch"], serde_json::Value::Null);
+    assert_eq!(json["players"][0]["pitch"], serde_json::Value::Null);
+    assert_eq!(
+        json["players"].as_array().unwrap().len(),
+        1,
+        "untracked people are left out"
+    );
+    assert_eq!(json["ball"]["predicted"], true);
+    assert_eq!(json["ball"]["speed"], 50.0);
+    assert_eq!(
+        json["ball"]["velocity"],
+        serde_json::json!({"x": 30.0, "y": 40.0})
+    );
+    assert_eq!(json["players"][0]["class"], "player");
+    assert!(
+        json["players"][0].get("team").is_none(),
+        "no side known: the extra field is absent"
+    );
+    let back: FrameData = serde_json::from_value(json).unwrap();
+    assert_eq!(back, f);
+}
+
+#[test]
+fn calibrated_frames_carry_metres_and_teams() {
+    let cal = calibration();
+    let mut teams = TeamAssigner::new(crate::teams::TeamConfig::default());
+    for _ in 0..5 {
+        teams.observe(7, Some(ObjectClass::Referee), None);
+    }
+    let f = build_frame(&meta(), None, [], &people(), Some(&teams), Some(&cal));
+    assert_eq!(f.coordinate_mode, CoordinateMode::Pitch);
+    assert_eq!(f.ball, None);
+    let p = &f.players[0];
+    let pitch = p.pitch.unwrap();
+    // foot point (100, 200) px → (10.5, 20) m
+    assert!(
+        (pitch.x - 10.5).abs() < 1e-9 && (pitch.y - 20.0).abs() < 1e-9,
+        "{pitch:?}"
+    );
+    assert_eq!(p.team, Some(TeamSide::Other));
+    assert_eq!((p.track_id, p.bbox), (7, [90.0, 100.0, 110.0, 200.0]));
+    let (b, players) = event_inputs(Some(&ball()), &people(), Some(&teams), Some(&cal));
+    assert_eq!(b.unwrap().pitch, Some(Point::new(52.5, 34.4)));
+    assert_eq!(players.len(), 1);
+    assert_eq!(players[0].team, Some(TeamSide::Other));
+    let (b, players) = event_inputs(Some(&ball()), &people(), None, None);
+    assert_eq!(b.unwrap().pitch, None, "no calibration, no metres");
+    assert_eq!(players[0].pitch, None);
+}
+
+fn event(frame_number: u64, seq: u16, timestamp: f64) -> Event {
+    Event {
+        kind: EventKind::Pass,
+        frame_number,
+        video_timestamp: 3.0,
+        timestamp,
+        seq,
+        pitch: Some(Point::new(30.0, 40.0)),
+        team: Some(TeamSide::Home),
+        player_track_id: Some(4),
+        confidence: 0.8,
+        details: serde_json::Map::new(),
+    }
+}
+
+#[test]
+fn event_ids_are_deterministic_per_match_frame_and_seq() {
+    let m1 = MatchId::from_ulid(Ulid::from_parts(1_000, 0xABCD_EF01_2345_6789_ABCD));
+    let m2 = MatchId::from_ulid(Ulid::from_parts(1_000, 0x1111_2222_3333_4444_5555));
+    let ids = EventIds::new(m1);
+    let a = event_data(&event(100, 0, 1_700_000_000.5), &ids);
+    assert_eq!(
+        a.event_id,
+        event_data(&event(100, 0, 1_700_000_000.5), &ids).event_id,
+        "same input, same id"
+    );
+    let distinct = [
+        event_data(&event(100, 1, 1_700_000_000.5), &ids).event_id,
+        event_data(&event(101, 0, 1_700_000_000.5), &ids).event_id,
+        event_data(&event(100, 0, 1_700_000_000.5), &EventIds::new(m2)).event_id,
+    ];
+    assert!(distinct.iter().all(|id| *id != a.event_id), "{distinct:?}");
+    assert_eq!(a.event_id.ulid().timestamp_ms(), 1_700_000_000_500);
+    assert!(
+        event_data(&event(90, 0, 1_700_000_000.4), &ids).event_id < a.event_id,
+        "ids sort by time"
+    );
+    assert!(a.event_id.to_string().starts_with("evt_"));
+    assert_eq!(
+        (a.kind, a.frame_number, a.team, a.player_track_id),
+        (EventKind::Pass, 100, Some(TeamSide::Home), Some(4))
+    );
+    assert_eq!(a.pitch, Some(PitchPoint { x: 30.0, y: 40.0 }));
+}

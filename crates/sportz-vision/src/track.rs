@@ -1,0 +1,366 @@
+//! The player tracker: ByteTrack-class two-stage association over a box Kalman filter.
+//!
+//! Each frame: predict every track; match confident detections to tracked and lost tracks by IoU
+//! (optimal assignment); match the leftover tracked tracks to the low-confidence detections; match
+//! tentative tracks to what is left; start tentative tracks from confident leftovers (birth) and
+//! drop tracks lost for too long (death). A tentative track gets its id when it is confirmed, so
+//! ids are consecutive and a one-frame false positive never consumes one.
+
+use std::collections::HashMap;
+
+use sportz_contract::ObjectClass;
+
+use crate::BBox;
+use crate::assign::assign;
+use crate::detect::Detection;
+use crate::kalman::BoxKalman;
+
+/// Thresholds of the tracker (ByteTrack defaults).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrackerConfig {
+    /// Detections at or above this confidence take part in the first association.
+    pub high_threshold: f32,
+    /// Detections below this are ignored; between low and high they only extend tracked tracks.
+    pub low_threshold: f32,
+    /// A detection left unmatched starts a track only at or above this confidence (birth).
+    pub birth_threshold: f32,
+    /// Minimum IoU to match in the first association.
+    pub first_min_iou: f32,
+    /// Boxes are grown by this fraction of their size on each side before the IoU of every
+    /// association (buffered IoU, C-BIoU).
+    pub buffer: f32,
+    /// A second cascade for confident detections and tracks left unmatched, with this wider
+    /// buffer (players stop and turn abruptly; small boxes stop overlapping their prediction).
+    pub wide_buffer: f32,
+    /// Minimum IoU to match a low-confidence detection.
+    pub second_min_iou: f32,
+    /// Minimum IoU to confirm a tentative track.
+    pub tentative_min_iou: f32,
+    /// Frames a track may go unmatched before it is dropped (death).
+    pub max_lost_frames: u64,
+}
+
+impl Default for TrackerConfig {
+    fn default() -> Self {
+        Self {
+            high_threshold: 0.5,
+            low_threshold: 0.1,
+            birth_threshold: 0.6,
+            first_min_iou: 0.2,
+            buffer: 0.1,
+            wide_buffer: 0.3,
+            second_min_iou: 0.5,
+            tentative_min_iou: 0.3,
+            max_lost_frames: 30,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Tentative,
+    Tracked,
+    Lost,
+}
+
+#[derive(Debug, Clone)]
+struct Track {
+    id: Option<u64>,
+    kalman: BoxKalman,
+    state: State,
+    last_frame: u64,
+    confidence: f32,
+    class_votes: HashMap<ObjectClass, u32>,
+}
+
+impl Track {
+    fn bbox(&self) -> BBox {
+        let [cx, cy, w, h] = self.kalman.state();
+        #[allow(clippy::cast_possible_truncation)] // pixel coordinates fit f32
+        BBox::from_cxcywh(cx as f32, cy as f32, w as f32, h as f32)
+    }
+
+    fn class(&self) -> Option<ObjectClass> {
+        // most votes; ties go to the more specific class (goalkeeper, referee before player)
+        let rank = |c: &ObjectClass| match c {
+            ObjectClass::Player => 0,
+            ObjectClass::Goalkeeper => 1,
+            ObjectClass::Referee => 2,
+            ObjectClass::Ball => 3,
+        };
+        self.class_votes
+            .iter()
+            .max_by_key(|(c, n)| (**n, rank(c)))
+            .map(|(c, _)| *c)
+    }
+
+    fn absorb(&mut self, d: &Detection, frame: u64) {
+        self.kalman.update(measure(&d.bbox));
+        self.last_frame = frame;
+        self.confidence = d.confidence;
+        if let Some(c) = d.class {
+            *self.class_votes.entry(c).or_default() += 1;
+        }
+    }
+}
+
+fn measure(b: &BBox) -> [f64; 4] {
+    let (cx, cy) = b.centre();
+    [
+        f64::from(cx),
+        f64::from(cy),
+        f64::from(b.width()),
+        f64::from(b.height()),
+    ]
+}
+
+/// A confirmed track as of the last step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrackedObject {
+    pub track_id: u64,
+    /// The detection box this frame.
+    pub bbox: BBox,
+    pub confidence: f32,
+    /// The class most of the track's detections had.
+    pub class: Option<ObjectClass>,
+    /// Kalman velocity of the box centre, px/frame.
+    pub velocity_px_per_frame: (f64, f64),
+}
+
+/// ByteTrack-class multi-object tracker for people.
+#[derive(Debug, Clone)]
+pub struct ByteTracker {
+    cfg: TrackerConfig,
+    tracks: Vec<Track>,
+    frame: u64,
+    next_id: u64,
+}
+
+impl ByteTracker {
+    #[must_use]
+    pub const fn new(cfg: TrackerConfig) -> Self {
+        Self {
+            cfg,
+            tracks: Vec::new(),
+            frame: 0,
+            next_id: 1,
+        }
+    }
+
+    /// Number of live tracks (tentative, tracked and lost).
+    #[must_use]
+    pub fn live_tracks(&self) -> usize {
+        self.tracks.len()
+    }
+
+    /// One frame: the detections (boxes in pixels) in, the confirmed tracks matched this frame out.
+    /// The returned detections are the input ones with `track_id` (and a voted `class`) filled.
+    pub fn update(&mut self, detections: &[Detection]) -> Vec<Detection> {
+        self.update_tracks(detections)
+            .into_iter()
+            .map(|(i, t)| Detection {
+                track_id: Some(t.track_id),
+                class: t.class.or(detections[i].class),
+                ..detections[i]
+            })
+            .collect()
+    }
+
+    /// Like [`update`](Self::update), with the index of each track's detection and its velocity.
+    pub fn update_tracks(&mut self, detections: &[Detection]) -> Vec<(usize, TrackedObject)> {
+        self.frame += 1;
+        let frame = self.frame;
+        let cfg = self.cfg;
+        let valid =
+            |d: &Detection| d.bbox.is_valid() && d.bbox.area() > 0.0 && d.confidence.is_finite();
+        let high: Vec<usize> = (0..detections.len())
+            .filter(|&i| valid(&detections[i]) && detections[i].confidence >= cfg.high_threshold)
+            .collect();
+        let low: Vec<usize> = (0..detections.len())
+            .filter(|&i| {
+                let c = detections[i].confidence;
+                valid(&detections[i]) && c >= cfg.low_threshold && c < cfg.high_threshold
+            })
+            .collect();
+        for t in &mut self.tracks {
+            t.kalman.predict();
+        }
+        let mut matched_dets: Vec<(usize, usize)> = Vec::new(); // (track index, detection index)
+
+        // 1. confident detections ↔ tracked and lost tracks, IoU fused with confidence
+        let pool: Vec<usize> = (0..self.tracks.len())
+            .filter(|&t| self.tracks[t].state != State::Tentative)
+            .collect();
+        let (m1, pool_left, high_left) = self.associate(
+            &pool,
+            &high,
+            detections,
+            cfg.first_min_iou,
+            cfg.buffer,
+            true,
+        );
+        matched_dets.extend(m1);
+        // 1b. the same with a wider buffer, for what the first pass left
+        let (m1b, pool_left, high_left) = self.associate(
+            &pool_left,
+            &high_left,
+            detections,
+            cfg.first_min_iou,
+            cfg.wide_buffer,
+            true,
+        );
+        matched_dets.extend(m1b);
+
+        // 2. low-confidence detections ↔ tracks still tracked (not lost ones)
+        let tracked_left: Vec<usize> = pool_left
+            .iter()
+            .copied()
+            .filter(|&t| self.tracks[t].state == State::Tracked)
+            .collect();
+        let (m2, tracked_unmatched, _) = self.associate(
+            &tracked_left,
+            &low,
+            detections,
+            cfg.second_min_iou,
+            cfg.buffer,
+            false,
+        );
+        matched_dets.extend(m2);
+        for t in tracked_unmatched {
+            self.tracks[t].state = State::Lost;
+        }
+
+        // 3. tentative tracks ↔ confident leftovers; unmatched tentative tracks die
+        let tentative: Vec<usize> = (0..self.tracks.len())
+            .filter(|&t| self.tracks[t].state == State::Tentative)
+            .collect();
+        let (m3, tentative_unmatched, high_left) = self.associate(
+            &tentative,
+            &high_left,
+            detections,
+            cfg.tentative_min_iou,
+            cfg.buffer,
+            true,
+        );
+        matched_dets.extend(m3);
+
+        let mut out = Vec::new();
+        for &(t, d) in &matched_dets {
+            let track = &mut self.tracks[t];
+            track.absorb(&detections[d], frame);
+            track.state = State::Tracked;
+            if track.id.is_none() {
+                track.id = Some(self.next_id);
+                self.next_id += 1;
+            }
+        }
+        let mut dead = tentative_unmatched;
+        // 4. birth
+        for d in high_left {
+            let det = &detections[d];
+            if det.confidence < cfg.birth_threshold {
+                continue;
+            }
+            let mut track = Track {
+                id: None,
+                kalman: BoxKalman::new(measure(&det.bbox)),
+                state: State::Tentative,
+                last_frame: frame,
+                confidence: det.confidence,
+                class_votes: HashMap::new(),
+            };
+            if let Some(c) = det.class {
+                track.class_votes.insert(c, 1);
+            }
+            // the first frame has nothing to confirm against: its tracks start confirmed
+            if frame == 1 {
+                track.state = State::Tracked;
+                track.id = Some(self.next_id);
+                self.next_id += 1;
+            }
+            self.tracks.push(track);
+            if frame == 1 {
+                matched_dets.push((self.tracks.len() - 1, d));
+            }
+        }
+        for &(t, d) in &matched_dets {
+            let track = &self.tracks[t];
+            let [vx, vy, _, _] = track.kalman.velocity();
+            out.push((
+                d,
+                TrackedObject {
+                    track_id: track.id.expect("matched tracks are confirmed"),
+                    bbox: detections[d].bbox,
+                    confidence: detections[d].confidence,
+                    class: track.class(),
+                    velocity_px_per_frame: (vx, vy),
+                },
+            ));
+        }
+        // 5. death
+        for (t, track) in self.tracks.iter().enumerate() {
+            if track.state == State::Lost && frame - track.last_frame > cfg.max_lost_frames {
+                dead.push(t);
+            }
+        }
+        dead.sort_unstable();
+        dead.dedup();
+        for t in dead.into_iter().rev() {
+            self.tracks.remove(t);
+        }
+        out.sort_by_key(|(_, o)| o.track_id);
+        out
+    }
+
+    /// Optimal IoU assignment between some tracks and some detections: matched pairs, unmatched
+    /// tracks, unmatched detections.
+    fn associate(
+        &self,
+        tracks: &[usize],
+        dets: &[usize],
+        detections: &[Detection],
+        min_iou: f32,
+        buffer: f32,
+        fuse_confidence: bool,
+    ) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
+        let cost: Vec<Vec<f64>> = tracks
+            .iter()
+            .map(|&t| {
+                let tb = self.tracks[t].bbox().buffered(buffer);
+                dets.iter()
+                    .map(|&d| {
+                        let det = &detections[d];
+                        let iou = tb.iou(&det.bbox.buffered(buffer));
+                        let sim = if fuse_confidence {
+                            iou * det.confidence
+                        } else {
+                            iou
+                        };
+                        if iou < min_iou {
+                            f64::INFINITY
+                        } else {
+                            1.0 - f64::from(sim)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let pairs = assign(&cost, 1.0);
+        let matched: Vec<(usize, usize)> =
+            pairs.iter().map(|&(r, c)| (tracks[r], dets[c])).collect();
+        let unmatched_tracks = tracks
+            .iter()
+            .copied()
+            .filter(|t| !matched.iter().any(|m| m.0 == *t))
+            .collect();
+        let unmatched_dets = dets
+            .iter()
+            .copied()
+            .filter(|d| !matched.iter().any(|m| m.1 == *d))
+            .collect();
+        (matched, unmatched_tracks, unmatched_dets)
+    }
+}
+
+#[cfg(test)]
+mod tests;
