@@ -207,3 +207,14 @@ pub(crate) fn token_stale(t: &ApiToken, at: OffsetDateTime) -> bool {
     t.last_used_at
         .is_none_or(|u| at - u >= time::Duration::seconds(60))
 }
+
+/// The cursor condition of a listing: a row-value comparison after a cursor (an index range), or,
+/// on the first page, a condition that is true for the NULL parameters (so both variants bind the
+/// same parameters).
+pub(crate) fn after_clause(has_cursor: bool, cols: &str, op: &str, key: &str, id: &str) -> String {
+    if has_cursor {
+        format!("({cols}) {op} ({key}, {id})")
+    } else {
+        format!("{key} IS NULL AND {id} IS NULL")
+    }
+}

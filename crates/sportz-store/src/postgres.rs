@@ -2,7 +2,7 @@
 //! database at build time). Writes that read-modify-write a row lock it (`FOR UPDATE`) in a
 //! transaction, so concurrent API instances see the same semantics as the single SQLite writer.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -15,7 +15,7 @@ use time::OffsetDateTime;
 use crate::cursor::{self, Listing};
 use crate::error::{Result, StoreError, Violation, from_violation};
 use crate::logic::{
-    check_deletable, commentary_page, decide, event_page, match_page, new_match_row,
+    after_clause, check_deletable, commentary_page, decide, event_page, match_page, new_match_row,
     new_session_row, phase_name, phase_sql, supersede, token_stale,
 };
 use crate::migrate;
@@ -419,75 +419,106 @@ impl PgStore {
     }
 }
 
-async fn insert_events_tx(conn: &mut PgConnection, events: &[NewEvent]) -> Result<usize> {
-    let mut counts: HashMap<MatchId, i64> = HashMap::new();
+/// Checks the parents of a batch (each match exists, each session belongs to its event's match).
+async fn check_event_parents(conn: &mut PgConnection, events: &[NewEvent]) -> Result<()> {
+    let mut matches: HashSet<MatchId> = HashSet::new();
     let mut owners: HashMap<SessionId, MatchId> = HashMap::new();
-    let created = now();
-    let e = pg_err("insert event");
-    let mut inserted = 0;
+    for ev in events {
+        if matches.insert(ev.match_id) && !match_exists(&mut *conn, ev.match_id).await? {
+            return Err(StoreError::not_found("match", ev.match_id));
+        }
+        let Some(sid) = ev.session_id else { continue };
+        let owner = if let Some(m) = owners.get(&sid) {
+            *m
+        } else {
+            let row = sqlx::query("SELECT match_id FROM processing_sessions WHERE id = $1")
+                .bind(sid.to_string())
+                .fetch_optional(&mut *conn)
+                .await
+                .map_err(pg_err("insert event"))?
+                .ok_or_else(|| StoreError::not_found("session", sid))?;
+            let owner: MatchId = parse_field("match id", &col::<String>(&row, "match_id")?)?;
+            owners.insert(sid, owner);
+            owner
+        };
+        if owner != ev.match_id {
+            return Err(StoreError::Invalid(format!(
+                "event {}: session {sid} belongs to match {owner}, not {}",
+                ev.data.event_id, ev.match_id
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Inserts a batch with one statement (`UNNEST` of column arrays); duplicates, in the table or
+/// within the batch, are skipped by `ON CONFLICT DO NOTHING`. Returns the new rows' count.
+async fn insert_events_tx(conn: &mut PgConnection, events: &[NewEvent]) -> Result<usize> {
+    if events.is_empty() {
+        return Ok(0);
+    }
+    check_event_parents(&mut *conn, events).await?;
+    let n = events.len();
+    let (mut event_ids, mut match_ids, mut session_ids, mut kinds) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let (mut video_ts, mut frames, mut confidences, mut payloads) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
     for ev in events {
         let (frame, payload) = event_columns(&ev.data)?;
-        if let std::collections::hash_map::Entry::Vacant(slot) = counts.entry(ev.match_id) {
-            if !match_exists(&mut *conn, ev.match_id).await? {
-                return Err(StoreError::not_found("match", ev.match_id));
-            }
-            slot.insert(0);
-        }
-        if let Some(sid) = ev.session_id {
-            let owner = if let Some(m) = owners.get(&sid) {
-                *m
-            } else {
-                let row = sqlx::query("SELECT match_id FROM processing_sessions WHERE id = $1")
-                    .bind(sid.to_string())
-                    .fetch_optional(&mut *conn)
-                    .await
-                    .map_err(&e)?
-                    .ok_or_else(|| StoreError::not_found("session", sid))?;
-                let owner: MatchId = parse_field("match id", &col::<String>(&row, "match_id")?)?;
-                owners.insert(sid, owner);
-                owner
-            };
-            if owner != ev.match_id {
-                return Err(StoreError::Invalid(format!(
-                    "event {}: session {sid} belongs to match {owner}, not {}",
-                    ev.data.event_id, ev.match_id
-                )));
-            }
-        }
-        let done = sqlx::query(
-            "INSERT INTO events (event_id, match_id, session_id, kind, video_timestamp, \
-             frame_number, confidence, payload, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
-             ON CONFLICT (match_id, event_id) DO NOTHING",
-        )
-        .bind(ev.data.event_id.to_string())
-        .bind(ev.match_id.to_string())
-        .bind(ev.session_id.map(|s| s.to_string()))
-        .bind(ev.data.kind.as_str())
-        .bind(ev.data.video_timestamp)
-        .bind(frame)
-        .bind(ev.data.confidence)
-        .bind(payload)
-        .bind(created)
-        .execute(&mut *conn)
-        .await
-        .map_err(&e)?;
-        if done.rows_affected() == 1 {
-            inserted += 1;
-            *counts.entry(ev.match_id).or_default() += 1;
-        }
+        event_ids.push(ev.data.event_id.to_string());
+        match_ids.push(ev.match_id.to_string());
+        session_ids.push(ev.session_id.map(|s| s.to_string()));
+        kinds.push(ev.data.kind.as_str().to_owned());
+        video_ts.push(ev.data.video_timestamp);
+        frames.push(frame);
+        confidences.push(ev.data.confidence);
+        payloads.push(payload);
     }
+    let e = pg_err("insert events");
+    let inserted = sqlx::query(
+        "INSERT INTO events (event_id, match_id, session_id, kind, video_timestamp, frame_number, \
+         confidence, payload, created_at) \
+         SELECT e.*, $9 FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], \
+         $5::float8[], $6::int8[], $7::float8[], $8::jsonb[]) \
+         AS e(event_id, match_id, session_id, kind, video_timestamp, frame_number, confidence, payload) \
+         ON CONFLICT (match_id, event_id) DO NOTHING RETURNING match_id",
+    )
+    .bind(event_ids)
+    .bind(match_ids)
+    .bind(session_ids)
+    .bind(kinds)
+    .bind(video_ts)
+    .bind(frames)
+    .bind(confidences)
+    .bind(payloads)
+    .bind(now())
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(&e)?;
+    let mut counts: HashMap<String, i64> = HashMap::new();
+    for row in &inserted {
+        *counts.entry(col::<String>(row, "match_id")?).or_default() += 1;
+    }
+    // a fixed order, so concurrent batches lock their matches in the same order
+    let mut counts: Vec<(String, i64)> = counts.into_iter().collect();
+    counts.sort_unstable();
     for (match_id, n) in counts {
-        if n > 0 {
-            sqlx::query("UPDATE matches SET event_count = event_count + $2 WHERE id = $1")
-                .bind(match_id.to_string())
-                .bind(n)
-                .execute(&mut *conn)
-                .await
-                .map_err(&e)?;
-        }
+        sqlx::query("UPDATE matches SET event_count = event_count + $2 WHERE id = $1")
+            .bind(match_id)
+            .bind(n)
+            .execute(&mut *conn)
+            .await
+            .map_err(&e)?;
     }
-    Ok(inserted)
+    Ok(inserted.len())
 }
 
 #[async_trait]
@@ -540,9 +571,15 @@ impl Store for PgStore {
             "SELECT {MATCH_COLS} FROM matches \
              WHERE ($1::text IS NULL OR status = $1) \
              AND ($2::text IS NULL OR ({}) = $2) \
-             AND ($4::timestamptz IS NULL OR created_at < $4 OR (created_at = $4 AND id < $5)) \
-             ORDER BY created_at DESC, id DESC LIMIT $6",
-            phase_sql("$3::timestamptz")
+             AND {} ORDER BY created_at DESC, id DESC LIMIT $6",
+            phase_sql("$3::timestamptz"),
+            after_clause(
+                after.is_some(),
+                "created_at, id",
+                "<",
+                "$4::timestamptz",
+                "$5::text"
+            )
         ))
         .bind(filter.status.map(MatchStatus::as_str))
         .bind(filter.phase.map(|(p, _)| phase_name(p)))
@@ -669,8 +706,14 @@ impl Store for PgStore {
         let mut c = self.conn("list commentary").await?;
         let rows = q(format!(
             "SELECT {COMMENTARY_COLS} FROM commentary WHERE match_id = $1 \
-             AND ($2::timestamptz IS NULL OR created_at < $2 OR (created_at = $2 AND id < $3)) \
-             ORDER BY created_at DESC, id DESC LIMIT $4"
+             AND {} ORDER BY created_at DESC, id DESC LIMIT $4",
+            after_clause(
+                after.is_some(),
+                "created_at, id",
+                "<",
+                "$2::timestamptz",
+                "$3::bigint"
+            )
         ))
         .bind(match_id.to_string())
         .bind(after_time)
@@ -811,8 +854,14 @@ impl Store for PgStore {
         let rows = q(format!(
             "SELECT {EVENT_COLS} FROM events WHERE match_id = $1 \
              AND ($2::text IS NULL OR kind = $2) AND ($3::text IS NULL OR session_id = $3) \
-             AND ($4::bigint IS NULL OR frame_number > $4 OR (frame_number = $4 AND id > $5)) \
-             ORDER BY frame_number, id LIMIT $6"
+             AND {} ORDER BY frame_number, id LIMIT $6",
+            after_clause(
+                after.is_some(),
+                "frame_number, id",
+                ">",
+                "$4::bigint",
+                "$5::bigint"
+            )
         ))
         .bind(filter.match_id.to_string())
         .bind(filter.kind.map(|k| k.as_str()))

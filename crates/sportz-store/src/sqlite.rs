@@ -25,7 +25,7 @@ use time::OffsetDateTime;
 use crate::cursor::{self, Listing};
 use crate::error::{Result, StoreError, Violation, from_violation};
 use crate::logic::{
-    check_deletable, commentary_page, decide, event_page, match_page, new_match_row,
+    after_clause, check_deletable, commentary_page, decide, event_page, match_page, new_match_row,
     new_session_row, phase_name, phase_sql, supersede, token_stale,
 };
 use crate::migrate;
@@ -77,7 +77,8 @@ type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 pub struct SqliteStore {
     path: PathBuf,
     writer: mpsc::Sender<Job>,
-    readers: mpsc::Sender<Job>,
+    /// `None` for an in-memory database (reads go to the writer).
+    readers: Option<mpsc::Sender<Job>>,
 }
 
 fn sqlite_err(context: &str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
@@ -126,6 +127,10 @@ fn classify(context: &str, e: rusqlite::Error) -> StoreError {
     StoreError::Internal(format!("{context} failed (sqlite: {e})"))
 }
 
+fn is_memory(path: &Path) -> bool {
+    path.as_os_str() == ":memory:"
+}
+
 fn open_connection(path: &Path, options: SqliteOptions, write: bool) -> Result<Connection> {
     let ctx = |what: &'static str| {
         move |e| {
@@ -144,7 +149,7 @@ fn open_connection(path: &Path, options: SqliteOptions, write: bool) -> Result<C
         options.busy_timeout_ms,
     )))
     .map_err(ctx("set busy timeout"))?;
-    if write {
+    if write && !is_memory(path) {
         let mode: String = conn
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
             .map_err(ctx("enable WAL"))?;
@@ -221,7 +226,8 @@ fn spawn_thread(
 
 impl SqliteStore {
     /// Opens (creating if needed) the database file at `path` with the default options, and
-    /// applies pending migrations.
+    /// applies pending migrations. `:memory:` gives a private in-memory database (for tests;
+    /// one connection, so no concurrent reads).
     ///
     /// # Errors
     /// [`StoreError::Unavailable`] when the file cannot be opened or migrated.
@@ -239,7 +245,13 @@ impl SqliteStore {
         let (writer_conn, reader_conns) = tokio::task::spawn_blocking(move || {
             let mut w = open_connection(&p, options, true)?;
             migrate(&mut w)?;
-            let readers = (0..options.readers.max(1))
+            // an in-memory database exists once per connection: everything goes to the writer
+            let n = if is_memory(&p) {
+                0
+            } else {
+                options.readers.max(1)
+            };
+            let readers = (0..n)
                 .map(|_| open_connection(&p, options, false))
                 .collect::<Result<Vec<_>>>()?;
             Ok::<_, StoreError>((w, readers))
@@ -255,11 +267,16 @@ impl SqliteStore {
             writer_conn,
             Arc::new(Mutex::new(wrx)),
         )?;
-        let (readers, rrx) = mpsc::channel::<Job>();
-        let rrx = Arc::new(Mutex::new(rrx));
-        for (i, conn) in reader_conns.into_iter().enumerate() {
-            spawn_thread(format!("sportz-sqlite-reader-{i}"), conn, Arc::clone(&rrx))?;
-        }
+        let readers = if reader_conns.is_empty() {
+            None
+        } else {
+            let (readers, rrx) = mpsc::channel::<Job>();
+            let rrx = Arc::new(Mutex::new(rrx));
+            for (i, conn) in reader_conns.into_iter().enumerate() {
+                spawn_thread(format!("sportz-sqlite-reader-{i}"), conn, Arc::clone(&rrx))?;
+            }
+            Some(readers)
+        };
         Ok(Self {
             path,
             writer,
@@ -284,7 +301,10 @@ impl SqliteStore {
                 .unwrap_or_else(|_| Err(StoreError::Internal("a sqlite call panicked".into())));
             let _ = tx.send(r);
         });
-        let queue = if write { &self.writer } else { &self.readers };
+        let queue = match &self.readers {
+            Some(readers) if !write => readers,
+            _ => &self.writer,
+        };
         queue
             .send(job)
             .map_err(|_| StoreError::Unavailable("the sqlite threads have stopped".into()))?;
@@ -727,9 +747,10 @@ impl Store for SqliteStore {
                 "SELECT {MATCH_COLS} FROM matches \
                  WHERE (?1 IS NULL OR status = ?1) \
                  AND (?2 IS NULL OR ({}) = ?2) \
-                 AND (?4 IS NULL OR created_at < ?4 OR (created_at = ?4 AND id < ?5)) \
+                 AND {} \
                  ORDER BY created_at DESC, id DESC LIMIT ?6",
-                phase_sql("?3")
+                phase_sql("?3"),
+                after_clause(after.is_some(), "created_at, id", "<", "?4", "?5")
             );
             let rows = query(
                 c,
@@ -863,8 +884,8 @@ impl Store for SqliteStore {
                 "list commentary",
                 &format!(
                     "SELECT {COMMENTARY_COLS} FROM commentary WHERE match_id = ?1 \
-                     AND (?2 IS NULL OR created_at < ?2 OR (created_at = ?2 AND id < ?3)) \
-                     ORDER BY created_at DESC, id DESC LIMIT ?4"
+                     AND {} ORDER BY created_at DESC, id DESC LIMIT ?4",
+                    after_clause(after.is_some(), "created_at, id", "<", "?2", "?3")
                 ),
                 rusqlite::params![
                     match_id.to_string(),
@@ -1010,8 +1031,8 @@ impl Store for SqliteStore {
                 &format!(
                     "SELECT {EVENT_COLS} FROM events WHERE match_id = ?1 \
                      AND (?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR session_id = ?3) \
-                     AND (?4 IS NULL OR frame_number > ?4 OR (frame_number = ?4 AND id > ?5)) \
-                     ORDER BY frame_number, id LIMIT ?6"
+                     AND {} ORDER BY frame_number, id LIMIT ?6",
+                    after_clause(after.is_some(), "frame_number, id", ">", "?4", "?5")
                 ),
                 rusqlite::params![
                     filter.match_id.to_string(),
@@ -1150,5 +1171,64 @@ impl Store for SqliteStore {
             )
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_in_memory_database_serves_reads_from_its_one_connection() {
+        let store = SqliteStore::open(":memory:").await.unwrap();
+        let m = store
+            .create_match(NewMatch::new("m", "h", "a"))
+            .await
+            .unwrap();
+        assert_eq!(store.get_match(m.id).await.unwrap(), m);
+        assert_eq!(store.engine(), Engine::Sqlite);
+    }
+
+    #[tokio::test]
+    async fn an_edited_migration_is_refused_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.db");
+        drop(SqliteStore::open(&path).await.unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .execute("UPDATE schema_migrations SET checksum = 'edited'", [])
+            .unwrap();
+        let err = SqliteStore::open(&path).await.unwrap_err();
+        assert!(err.to_string().contains("must not be edited"), "{err}");
+    }
+
+    fn check_err(code: std::ffi::c_int, msg: &str, want: &str) {
+        let e = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), Some(msg.into()));
+        assert_eq!(classify("insert x", e).to_string(), want, "{code} {msg}");
+    }
+
+    #[test]
+    fn sqlite_errors_are_classified() {
+        use rusqlite::ffi;
+        check_err(
+            ffi::SQLITE_CONSTRAINT_UNIQUE,
+            "UNIQUE constraint failed: commentary.match_id, commentary.sequence",
+            "commentary conflict: insert x: commentary already exists",
+        );
+        check_err(
+            ffi::SQLITE_CONSTRAINT_FOREIGNKEY,
+            "FOREIGN KEY constraint failed",
+            "row `referenced by insert x` not found",
+        );
+        check_err(
+            ffi::SQLITE_CONSTRAINT_CHECK,
+            "CHECK constraint failed: home_score >= 0",
+            "invalid input: insert x: value out of range (CHECK constraint failed: home_score >= 0)",
+        );
+        check_err(
+            ffi::SQLITE_BUSY,
+            "database is locked",
+            "store unavailable: insert x: the database is busy",
+        );
     }
 }

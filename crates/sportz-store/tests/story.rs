@@ -431,6 +431,7 @@ async fn story(store: Arc<dyn Store>) {
         dup.data,
         event(EventKind::Pass, 1_000),
     ];
+    let batch = [batch.clone(), vec![batch[2].clone()]].concat(); // a duplicate within the batch too
     datas.extend([batch[0].clone(), batch[2].clone()]);
     let n = store
         .insert_events(
@@ -445,7 +446,7 @@ async fn story(store: Arc<dyn Store>) {
         )
         .await
         .unwrap();
-    assert_eq!(n, 2, "the duplicate in the batch is skipped");
+    assert_eq!(n, 2, "the duplicates in the batch are skipped");
     assert_eq!(
         store.get_match(m.id).await.unwrap().event_count,
         7,
