@@ -1,10 +1,17 @@
 //! The player tracker: ByteTrack-class two-stage association over a box Kalman filter.
 //!
-//! Each frame: predict every track; match confident detections to tracked and lost tracks by IoU
-//! (optimal assignment); match the leftover tracked tracks to the low-confidence detections; match
-//! tentative tracks to what is left; start tentative tracks from confident leftovers (birth) and
-//! drop tracks lost for too long (death). A tentative track gets its id when it is confirmed, so
-//! ids are consecutive and a one-frame false positive never consumes one.
+//! Each frame: predict every track; match confident detections to tracked and lost tracks
+//! (optimal assignment), then once more with wider boxes for what is left; match the leftover
+//! tracks to the low-confidence detections; match tentative tracks to what is left; start
+//! tentative tracks from confident leftovers (birth) and drop tracks lost for too long (death).
+//! A tentative track gets its id when it is confirmed, so ids are consecutive and a one-frame
+//! false positive never consumes one.
+//!
+//! The association cost mixes overlap and motion: `(1 − w)·(1 − IoU) + w·min(d²/χ², 1)`, where the
+//! IoU is of boxes grown by a buffer (C-BIoU: players stop and turn faster than a constant-velocity
+//! filter expects, and small boxes soon stop overlapping their prediction) and `d²` is the
+//! Mahalanobis distance from the Kalman prediction (two overlapping players are told apart by
+//! where each was going). Pairs under the minimum IoU never match.
 
 use std::collections::HashMap;
 
@@ -15,7 +22,8 @@ use crate::assign::assign;
 use crate::detect::Detection;
 use crate::kalman::BoxKalman;
 
-/// Thresholds of the tracker (ByteTrack defaults).
+/// Thresholds of the tracker: ByteTrack's, plus the buffers and the motion share of the cost
+/// (tuned on the SoccerTrack sequences, see `tests/soccertrack_tracker.rs`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrackerConfig {
     /// Detections at or above this confidence take part in the first association.
@@ -38,6 +46,18 @@ pub struct TrackerConfig {
     pub tentative_min_iou: f32,
     /// Frames a track may go unmatched before it is dropped (death).
     pub max_lost_frames: u64,
+    /// Weigh IoU by the detection's confidence in the confident associations (ByteTrack's
+    /// `fuse_score`).
+    pub fuse_confidence: bool,
+    /// Let lost tracks, not only tracked ones, take low-confidence detections.
+    pub low_for_lost: bool,
+    /// Share of the association cost that is motion (the squared Mahalanobis distance of the
+    /// detection from the track's Kalman prediction) rather than overlap: it tells apart
+    /// overlapping players by where each was going.
+    pub motion_weight: f64,
+    /// The squared Mahalanobis distance (4 degrees of freedom) at which the motion cost
+    /// saturates at 1.
+    pub motion_saturation_chi2: f64,
 }
 
 impl Default for TrackerConfig {
@@ -52,6 +72,10 @@ impl Default for TrackerConfig {
             second_min_iou: 0.5,
             tentative_min_iou: 0.3,
             max_lost_frames: 30,
+            fuse_confidence: false,
+            low_for_lost: true,
+            motion_weight: 0.5,
+            motion_saturation_chi2: 50.0,
         }
     }
 }
@@ -211,11 +235,12 @@ impl ByteTracker {
         );
         matched_dets.extend(m1b);
 
-        // 2. low-confidence detections ↔ tracks still tracked (not lost ones)
+        // 2. low-confidence detections ↔ the tracks left (ByteTrack takes only tracked ones; lost
+        // ones too here, at the stricter IoU, so a player seen weakly after a miss is not lost)
         let tracked_left: Vec<usize> = pool_left
             .iter()
             .copied()
-            .filter(|&t| self.tracks[t].state == State::Tracked)
+            .filter(|&t| self.cfg.low_for_lost || self.tracks[t].state == State::Tracked)
             .collect();
         let (m2, tracked_unmatched, _) = self.associate(
             &tracked_left,
@@ -326,20 +351,24 @@ impl ByteTracker {
         let cost: Vec<Vec<f64>> = tracks
             .iter()
             .map(|&t| {
-                let tb = self.tracks[t].bbox().buffered(buffer);
+                let track = &self.tracks[t];
+                let tb = track.bbox().buffered(buffer);
                 dets.iter()
                     .map(|&d| {
                         let det = &detections[d];
                         let iou = tb.iou(&det.bbox.buffered(buffer));
-                        let sim = if fuse_confidence {
+                        let sim = if fuse_confidence && self.cfg.fuse_confidence {
                             iou * det.confidence
                         } else {
                             iou
                         };
+                        let d2 = track.kalman.mahalanobis_sq(measure(&det.bbox));
                         if iou < min_iou {
                             f64::INFINITY
                         } else {
-                            1.0 - f64::from(sim)
+                            let w = self.cfg.motion_weight;
+                            (1.0 - w) * (1.0 - f64::from(sim))
+                                + w * (d2 / self.cfg.motion_saturation_chi2).min(1.0)
                         }
                     })
                     .collect()

@@ -168,3 +168,53 @@ fn update_fills_ids_and_votes_the_class() {
         "the tracker only fills ids: the box is the detection's"
     );
 }
+
+/// Two players crossing head-on 5 px apart, with noisy boxes and 10% missed detections, over many
+/// seeds: the number of runs in which either changed id.
+fn noisy_crossings(cfg: TrackerConfig, runs: u64) -> usize {
+    use crate::rng::SplitMix64;
+    (0..runs)
+        .filter(|&seed| {
+            let mut rng = SplitMix64::new(seed);
+            let frames: Vec<Vec<Obs>> = (0..60)
+                .map(|i| {
+                    let i = i as f32;
+                    // detector error: 5% of the box size on every edge
+                    let mut noisy = |b: BBox| {
+                        #[allow(clippy::cast_possible_truncation)]
+                        let mut j = |s: f32| s * 0.05 * rng.gaussian() as f32;
+                        let (w, h) = (b.width(), b.height());
+                        BBox::new(b.x1 + j(w), b.y1 + j(h), b.x2 + j(w), b.y2 + j(h))
+                    };
+                    let a = ("a", noisy(at(100.0 + 2.5 * i, 50.0)), 0.9);
+                    let b = ("b", noisy(at(250.0 - 2.5 * i, 55.0)), 0.9);
+                    [a, b]
+                        .into_iter()
+                        .filter(|_| rng.next_f64() > 0.1)
+                        .collect()
+                })
+                .collect();
+            let ids = run(cfg, &frames);
+            ids.values().any(|v| v.windows(2).any(|w| w[0] != w[1]))
+        })
+        .count()
+}
+
+#[test]
+fn noisy_crossings_keep_their_ids_over_many_seeds() {
+    let switched = noisy_crossings(TrackerConfig::default(), 50);
+    assert_eq!(switched, 0, "{switched}/50 runs switched an id");
+}
+
+#[test]
+fn buffered_iou_follows_a_sudden_turn_of_a_small_box() {
+    // a 10×24 px player running right at 3 px/frame turns on the spot and runs back: the filter
+    // still predicts 3 px/frame to the right for a while
+    let small = |x: f32| BBox::new(x, 20.0, x + 10.0, 44.0);
+    let xs: Vec<f32> = (0..20)
+        .map(|i| 100.0 + 3.0 * i as f32)
+        .chain((1..20).map(|i| 157.0 - 3.0 * i as f32))
+        .collect();
+    let frames: Vec<Vec<Obs>> = xs.iter().map(|&x| vec![("a", small(x), 0.9)]).collect();
+    check(&frames, &[("a", &[1], 39)]);
+}
