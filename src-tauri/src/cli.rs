@@ -43,8 +43,8 @@ pub enum Command {
     )]
     Api(ServiceArgs),
     /// Run a tracking worker alone: takes start commands from the bus and processes matches.
-    #[command(after_help = "Example:\n  sportz worker --redis redis://127.0.0.1:6379")]
-    Worker(ServiceArgs),
+    #[command(after_help = "Example:\n  sportz worker --redis redis://127.0.0.1:6379 --capacity 2")]
+    Worker(WorkerArgs),
     /// Analyse a video file offline at full speed and write frame and event messages as JSONL.
     #[command(
         after_help = "Example:\n  sportz track match.mp4 --calibration calib.json --out run.jsonl"
@@ -67,6 +67,23 @@ pub struct ServiceArgs {
     /// Postgres URL or SQLite path for the store (default: a SQLite file in the data dir).
     #[arg(long, env = "SPORTZ_DATABASE")]
     pub database: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// Redis URL of the bus shared with the API (required: a worker alone on an in-process bus
+    /// would have no API to talk to).
+    #[arg(long, env = "SPORTZ_REDIS")]
+    pub redis: Option<String>,
+    /// This worker's id in leases and heartbeats (default: host name and process id).
+    #[arg(long, env = "SPORTZ_WORKER_ID")]
+    pub worker_id: Option<String>,
+    /// Maximum concurrent matches (default: 1 on a CPU, 4 on a GPU).
+    #[arg(long, env = "SPORTZ_WORKER_CAPACITY")]
+    pub capacity: Option<u32>,
+    /// Allow video URLs whose host resolves to a private or loopback address.
+    #[arg(long, env = "SPORTZ_ALLOW_PRIVATE_SOURCES")]
+    pub allow_private_sources: bool,
 }
 
 #[derive(Debug, Args)]
@@ -115,6 +132,9 @@ pub struct EvalArgs {
 /// # Errors
 /// Whatever the role reports; roles whose issue has not landed say so.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Some(Command::Worker(args)) = cli.command {
+        return crate::roles::worker(args);
+    }
     let (role, issue) = match (&cli.command, cli.headless) {
         (None, false) => ("desktop", "issue 9 (desktop app)"),
         (None, true) => (
@@ -122,7 +142,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             "issues 5, 6 and 9 (API, worker, composition root)",
         ),
         (Some(Command::Api(_)), _) => ("api", "issue 5 (API)"),
-        (Some(Command::Worker(_)), _) => ("worker", "issue 6 (worker runtime)"),
+        (Some(Command::Worker(_)), _) => unreachable!("handled above"),
         (Some(Command::Track(_)), _) => ("track", "issue 8 (track and eval)"),
         (Some(Command::Synth(_)), _) => ("synth", "issue 8 (synthetic generator)"),
         (Some(Command::Eval(_)), _) => ("eval", "issue 8 (track and eval)"),

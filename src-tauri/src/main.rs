@@ -1,6 +1,7 @@
 //! `sportz`: one binary, many roles. See `sportz --help`.
 
 mod cli;
+mod roles;
 
 use clap::Parser;
 
