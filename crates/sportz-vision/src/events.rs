@@ -12,7 +12,8 @@
 //!   frames (not when it went in).
 //! - `goal`: the ball crosses a goal line between the posts.
 //!
-//! Everything but `ball_lost` needs pitch positions (a calibration).
+//! Everything but `ball_lost` needs pitch positions (a calibration); a ball position far outside
+//! the pitch (a ball in the air, projected through the ground homography) is ignored.
 
 use std::collections::VecDeque;
 
@@ -38,6 +39,9 @@ pub struct EventConfig {
     pub speed_window_secs: f64,
     pub ball_out_frames: u32,
     pub ball_out_margin_m: f64,
+    /// A ball position farther than this outside the lines is not on the ground (a ball in the
+    /// air projects far beyond the pitch, even above the horizon): the frame is ignored.
+    pub implausible_beyond_m: f64,
 }
 
 impl Default for EventConfig {
@@ -54,6 +58,7 @@ impl Default for EventConfig {
             speed_window_secs: 0.12,
             ball_out_frames: 3,
             ball_out_margin_m: 0.3,
+            implausible_beyond_m: 10.0,
         }
     }
 }
@@ -217,7 +222,10 @@ impl EventEngine {
         };
         self.had_ball = true;
         self.missing_frames = 0;
-        let Some(pos) = ball.pitch else {
+        let Some(pos) = ball
+            .pitch
+            .filter(|p| is_inside(*p, self.cfg.implausible_beyond_m))
+        else {
             return out;
         };
         self.last_ball_pitch = Some(pos);

@@ -18,6 +18,8 @@
 //! - [`teams`]: shirt-colour clustering into two sides with outliers, voted per track.
 //! - [`events`]: the event engine (ball_lost, possession, pass, shot, ball_out, goal).
 //! - [`frame`]: adapters that build the contract's `FrameData` and `EventData`.
+//! - [`assign`], [`rng`], [`geom`], [`image`]: the small shared pieces (optimal assignment, a
+//!   seeded generator, boxes and points, a borrowed RGB8 image).
 //!
 //! Inference (ONNX Runtime) and the worker's IO live elsewhere and call into this crate.
 //!

@@ -287,3 +287,14 @@ fn events_in_one_frame_are_numbered() {
     assert_eq!((events[2].kind, events[2].seq), (Possession, 1));
     assert_eq!(events[1].frame_number, events[2].frame_number);
 }
+
+#[test]
+fn a_ball_in_the_air_projected_far_away_fires_nothing() {
+    let p1 = [player(1, HOME, 50.0, 34.0)];
+    // in the air above the horizon the ground homography puts it thousands of metres away
+    let s = Script::default()
+        .hold(8, |_| Some(at(50.5, 34.0)), &p1)
+        .hold(6, |i| Some(at(300.0 + 1000.0 * i as f64, 6000.0)), &p1)
+        .hold(8, |_| Some(at(50.5, 34.0)), &p1);
+    check(&s, &[(Possession, Some(1))]);
+}
