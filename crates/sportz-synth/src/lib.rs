@@ -1,1 +1,535 @@
-//! The synthetic match generator (issue 8), being built.
+//! The synthetic broadcast match (issue 8): a deterministic football match rendered through a
+//! panning, zooming broadcast camera, with exact ground truth for every frame.
+//!
+//! - [`SynthMatch`] renders frames in order (a live demo source: `VideoSource::Synthetic(seed)`),
+//!   each with its [`FrameTruth`]: camera homographies, every person's box, pitch position,
+//!   team, role and visibility, the ball, the events of that frame.
+//! - [`write_match`] writes `match.mp4` (H.264 through an `ffmpeg` child), `truth.jsonl`,
+//!   `events.json`, `calibration.json` and `meta.json` into a folder.
+//! - [`simulate_events`] runs the match engine alone (no pixels) for the true events.
+//!
+//! Everything but [`write_match`] is pure: no IO, no threads, no clock. The same seed and
+//! [`SynthConfig`] give the same pixels and truth on every machine. The match itself (players,
+//! ball, camera path, events) depends on the seed only, not on the resolution or frame rate.
+//!
+//! Teams: 11 per side (10 outfield players and a goalkeeper in a distinct shirt) plus one
+//! referee. Pitch coordinates follow the contract: metres on a 105×68 pitch, origin at a
+//! corner, x along the length; the camera stands on the y = 68 side, so x grows to the right
+//! and y = 0 is the far touchline. The home team attacks towards x = 105.
+
+mod font;
+mod geom;
+mod pitch;
+mod raster;
+mod render;
+mod rng;
+mod sim;
+mod truth;
+mod writer;
+
+#[cfg(test)]
+mod tests;
+
+use sportz_contract::{PitchPoint, PixelPoint};
+
+pub use geom::{Mat3, apply};
+pub use truth::{
+    BallTruth, CalibrationPoint, CameraTruth, EventTruth, FrameTruth, ObjectTruth, Score,
+    Visibility,
+};
+pub use writer::{FfmpegOptions, Progress, Summary, write_match, write_match_with};
+
+use crate::geom::{Camera, V2, invert, v3};
+use crate::pitch::{LANDMARKS, Markings};
+use crate::raster::Canvas;
+use crate::render::{BALL_ID, Drawn, Palette};
+use crate::rng::Rng;
+use crate::sim::{CAMERA_POS, HZ, RawEvent, Sim};
+
+/// Why a match cannot be rendered or written.
+#[derive(Debug, thiserror::Error)]
+pub enum SynthError {
+    #[error("invalid synth config: {0}")]
+    InvalidConfig(String),
+    #[error("cannot write {path}: {source}")]
+    Io {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("ffmpeg not found (tried `{program}`): install ffmpeg or point SynthOptions at it")]
+    FfmpegMissing { program: String },
+    #[error("ffmpeg failed ({status}): {stderr_tail}")]
+    FfmpegFailed { status: String, stderr_tail: String },
+}
+
+/// How to render a match. The match itself depends only on the seed.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SynthConfig {
+    /// Frame width in pixels (even, 64..=7680).
+    pub width: u32,
+    /// Frame height in pixels (even, 64..=4320).
+    pub height: u32,
+    /// Frames per second (1..=120).
+    pub fps: u32,
+    /// Length of the video, seconds; the worker's live demo ignores it and plays on.
+    pub duration_secs: f64,
+    /// Draw the score and clock box at the top left.
+    pub scoreboard: bool,
+    /// Blend each frame with the previous one (a cheap shutter blur).
+    pub motion_blur: bool,
+    /// Add seeded sensor noise (±3 per channel) before encoding.
+    pub noise: bool,
+}
+
+impl Default for SynthConfig {
+    /// 1280×720 at 25 fps, one minute, scoreboard on, no blur, no noise.
+    fn default() -> Self {
+        Self {
+            width: 1280,
+            height: 720,
+            fps: 25,
+            duration_secs: 60.0,
+            scoreboard: true,
+            motion_blur: false,
+            noise: false,
+        }
+    }
+}
+
+impl SynthConfig {
+    /// The number of frames in `duration_secs`.
+    #[must_use]
+    pub fn frame_count(&self) -> u64 {
+        (self.duration_secs * f64::from(self.fps)).round().max(0.0) as u64
+    }
+
+    /// Refuses sizes ffmpeg's yuv420p cannot take and rates the engine cannot sample.
+    pub fn validate(&self) -> Result<(), SynthError> {
+        let bad = |m: String| Err(SynthError::InvalidConfig(m));
+        if !(64..=7680).contains(&self.width) || !self.width.is_multiple_of(2) {
+            return bad(format!(
+                "width: expected an even number in 64..=7680, got {}",
+                self.width
+            ));
+        }
+        if !(64..=4320).contains(&self.height) || !self.height.is_multiple_of(2) {
+            return bad(format!(
+                "height: expected an even number in 64..=4320, got {}",
+                self.height
+            ));
+        }
+        if !(1..=120).contains(&self.fps) {
+            return bad(format!("fps: expected 1..=120, got {}", self.fps));
+        }
+        if !self.duration_secs.is_finite() || self.duration_secs < 0.0 {
+            return bad(format!(
+                "duration_secs: expected a finite number ≥ 0, got {}",
+                self.duration_secs
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// An RGB image, 3 bytes per pixel, rows top to bottom with no padding (ffmpeg's `rgb24`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RgbImage {
+    pub width: u32,
+    pub height: u32,
+    pub data: Vec<u8>,
+}
+
+/// The index of the engine step that frame `n` shows (the engine runs at 50 Hz).
+fn steps_for_frame(n: u64, fps: u32) -> u64 {
+    ((n as f64 * HZ / f64::from(fps)) - 1e-9).ceil().max(0.0) as u64
+}
+
+/// A match being rendered, frame by frame, in order.
+#[derive(Debug)]
+pub struct SynthMatch {
+    cfg: SynthConfig,
+    seed: u64,
+    sim: Sim,
+    canvas: Canvas,
+    palette: Palette,
+    marks: Markings,
+    noise: Rng,
+    prev: Option<Vec<u8>>,
+    next: u64,
+    events_seen: usize,
+    event_seq: u32,
+    last_camera: Option<Camera>,
+}
+
+impl SynthMatch {
+    /// A match for `seed`, positioned before its first frame.
+    pub fn new(seed: u64, cfg: SynthConfig) -> Result<Self, SynthError> {
+        cfg.validate()?;
+        let mut r = Rng::new(seed ^ 0xC0105);
+        let palette = Palette::pick(r.next_u64());
+        Ok(Self {
+            canvas: Canvas::new(cfg.width, cfg.height),
+            sim: Sim::new(seed),
+            palette,
+            marks: Markings::standard(),
+            noise: Rng::new(seed ^ 0x9015E),
+            prev: None,
+            next: 0,
+            events_seen: 0,
+            event_seq: 0,
+            last_camera: None,
+            cfg,
+            seed,
+        })
+    }
+
+    #[must_use]
+    pub fn config(&self) -> &SynthConfig {
+        &self.cfg
+    }
+
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The number of the frame the next render call produces.
+    #[must_use]
+    pub fn next_frame_number(&self) -> u64 {
+        self.next
+    }
+
+    /// Three-letter codes of the home and away teams (as on the scoreboard).
+    #[must_use]
+    pub fn team_codes(&self) -> (&'static str, &'static str) {
+        (self.palette.home.code, self.palette.away.code)
+    }
+
+    /// Renders the next frame into a new image.
+    pub fn render_next(&mut self) -> (RgbImage, FrameTruth) {
+        let mut img = RgbImage {
+            width: self.cfg.width,
+            height: self.cfg.height,
+            data: Vec::new(),
+        };
+        let truth = self.render_next_into(&mut img);
+        (img, truth)
+    }
+
+    /// Renders frame `frame_number`: skips forward without drawing, or starts the match over
+    /// when asked for an earlier frame (same result as rendering in order, except that motion
+    /// blur restarts).
+    pub fn render(&mut self, frame_number: u64) -> (RgbImage, FrameTruth) {
+        if frame_number < self.next {
+            *self = Self::new(self.seed, self.cfg.clone()).expect("config was valid");
+        }
+        if frame_number > self.next {
+            self.sim_to(frame_number);
+            self.next = frame_number;
+            self.prev = None;
+        }
+        self.render_next()
+    }
+
+    fn sim_to(&mut self, frame_number: u64) {
+        let target = steps_for_frame(frame_number, self.cfg.fps);
+        while self.sim.steps < target {
+            self.sim.step();
+        }
+    }
+
+    /// Renders the next frame into `out` (reusing its buffer) and returns its truth.
+    pub fn render_next_into(&mut self, out: &mut RgbImage) -> FrameTruth {
+        let n = self.next;
+        self.sim_to(n);
+        self.next += 1;
+        let cam = camera_of(&self.sim, self.cfg.width, self.cfg.height);
+        let (people, ball) = render::render(
+            &mut self.canvas,
+            &self.sim,
+            &cam,
+            &self.palette,
+            &self.marks,
+            self.cfg.scoreboard,
+        );
+        self.last_camera = Some(cam);
+        out.width = self.cfg.width;
+        out.height = self.cfg.height;
+        out.data.clear();
+        out.data.extend_from_slice(&self.canvas.rgb);
+        if self.cfg.motion_blur {
+            if let Some(prev) = &self.prev {
+                for (o, p) in out.data.iter_mut().zip(prev) {
+                    *o = ((u16::from(*o) * 5 + u16::from(*p) * 3) >> 3) as u8;
+                }
+            }
+            self.prev = Some(out.data.clone());
+        }
+        if self.cfg.noise {
+            add_noise(&mut out.data, &mut self.noise);
+        }
+        self.truth(n, &cam, &people, &ball)
+    }
+
+    /// The point pairs a user would click on the last rendered frame: every pitch landmark in
+    /// view (8 px from the border) and not hidden by a player or the scoreboard.
+    #[must_use]
+    pub fn calibration(&self) -> Vec<CalibrationPoint> {
+        let Some(cam) = &self.last_camera else {
+            return Vec::new();
+        };
+        let (w, h) = (f64::from(self.cfg.width), f64::from(self.cfg.height));
+        let sb = self.cfg.scoreboard.then(|| scoreboard_box(self.cfg.height));
+        LANDMARKS
+            .iter()
+            .filter_map(|&(name, x, y)| {
+                let p = cam.project(v3(x, y, 0.0))?;
+                if p.x < 8.0 || p.y < 8.0 || p.x > w - 8.0 || p.y > h - 8.0 {
+                    return None;
+                }
+                if sb.is_some_and(|b| p.x < b.0 && p.y < b.1) {
+                    return None;
+                }
+                let idx = p.y as usize * self.cfg.width as usize + p.x as usize;
+                if self.canvas.ids[idx] != 0 {
+                    return None;
+                }
+                Some(CalibrationPoint {
+                    pixel: PixelPoint { x: p.x, y: p.y },
+                    pitch: PitchPoint { x, y },
+                    name: name.to_owned(),
+                })
+            })
+            .collect()
+    }
+
+    fn truth(&mut self, n: u64, cam: &Camera, people: &[Drawn], ball: &Drawn) -> FrameTruth {
+        let new_events: Vec<RawEvent> = self.sim.events[self.events_seen..].to_vec();
+        self.events_seen = self.sim.events.len();
+        let events = new_events.iter().map(|e| self.event_truth(e, n)).collect();
+        let fps = f64::from(self.cfg.fps);
+        let mut visible = vec![0u32; BALL_ID as usize + 1];
+        for &id in &self.canvas.ids {
+            visible[id as usize] += 1;
+        }
+        let (w, h) = (f64::from(self.cfg.width), f64::from(self.cfg.height));
+        let objects = self
+            .sim
+            .people
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let d = &people[i];
+                let vis = visible[i + 1];
+                let foot = cam.project(v3(p.pos.x, p.pos.y, 0.0)).unwrap_or(V2 {
+                    x: f64::NAN,
+                    y: f64::NAN,
+                });
+                let full = if d.full[0].is_finite() {
+                    d.full
+                } else {
+                    [foot.x, foot.y, foot.x, foot.y]
+                };
+                let (visibility, visible_fraction, occluded_fraction) = visibility(d, vis, w, h);
+                ObjectTruth {
+                    id: p.id,
+                    role: p.role,
+                    team: p.team,
+                    number: p.number,
+                    bbox: bbox_of(d),
+                    bbox_full: full,
+                    pitch: PitchPoint {
+                        x: p.pos.x,
+                        y: p.pos.y,
+                    },
+                    foot_pixel: PixelPoint {
+                        x: foot.x,
+                        y: foot.y,
+                    },
+                    speed_mps: p.vel.len(),
+                    visibility,
+                    visible_fraction,
+                    occluded_fraction,
+                    visible_px: vis,
+                }
+            })
+            .collect();
+        let b = &self.sim.ball;
+        let centre = cam
+            .project(v3(b.pos.x, b.pos.y, b.h + sim::BALL_R))
+            .unwrap_or(V2 {
+                x: f64::NAN,
+                y: f64::NAN,
+            });
+        let ball_vis = visible[BALL_ID as usize];
+        let ball_truth = BallTruth {
+            pixel: PixelPoint {
+                x: centre.x,
+                y: centre.y,
+            },
+            bbox: bbox_of(ball),
+            pitch: PitchPoint {
+                x: b.pos.x,
+                y: b.pos.y,
+            },
+            height_m: b.h,
+            visible: ball_vis > 0,
+            visible_px: ball_vis,
+            velocity_mps: [b.vel.x, b.vel.y, b.vz],
+            speed_mps: (b.vel.x * b.vel.x + b.vel.y * b.vel.y + b.vz * b.vz).sqrt(),
+            owner: b.owner.map(|i| self.sim.people[i].id),
+            in_play: b.in_play,
+        };
+        let image_from_pitch = cam.image_from_pitch();
+        let fov_deg = 2.0 * (w / 2.0 / cam.focal_px).atan().to_degrees();
+        let target = self.sim.rig.target;
+        FrameTruth {
+            frame_number: n,
+            video_timestamp: n as f64 / fps,
+            camera: CameraTruth {
+                pitch_from_image: invert(&image_from_pitch),
+                image_from_pitch,
+                position_m: [cam.pos.x, cam.pos.y, cam.pos.z],
+                target: PitchPoint {
+                    x: target.x,
+                    y: target.y,
+                },
+                fov_deg,
+            },
+            objects,
+            ball: ball_truth,
+            events,
+            score: Score {
+                home: self.sim.score[0],
+                away: self.sim.score[1],
+            },
+            possession: b.owner.map(|i| self.sim.people[i].team),
+        }
+    }
+
+    fn event_truth(&mut self, e: &RawEvent, frame: u64) -> EventTruth {
+        self.event_seq += 1;
+        EventTruth {
+            seq: self.event_seq,
+            kind: e.kind,
+            frame,
+            time_secs: e.time,
+            pitch: PitchPoint {
+                x: e.at.x,
+                y: e.at.y,
+            },
+            team: e.team,
+            player_id: e.player,
+            target_player_id: e.target,
+            speed_mps: e.speed,
+            detail: e.detail.map(str::to_owned),
+        }
+    }
+}
+
+impl Iterator for SynthMatch {
+    type Item = (RgbImage, FrameTruth);
+
+    /// Frames until `duration_secs` is reached.
+    fn next(&mut self) -> Option<Self::Item> {
+        (self.next < self.cfg.frame_count()).then(|| self.render_next())
+    }
+}
+
+/// The true events of the first `duration_secs` of match `seed` at `fps`, without rendering
+/// (the same events, with the same frames, as the truth of a rendered match).
+#[must_use]
+pub fn simulate_events(seed: u64, duration_secs: f64, fps: u32) -> Vec<EventTruth> {
+    let mut sim = Sim::new(seed);
+    let fps = fps.max(1);
+    let frames = (duration_secs * f64::from(fps)).round().max(0.0) as u64;
+    let mut out = Vec::new();
+    let mut seen = 0;
+    for n in 0..frames {
+        let target = steps_for_frame(n, fps);
+        while sim.steps < target {
+            sim.step();
+        }
+        for e in &sim.events[seen..] {
+            out.push(EventTruth {
+                seq: out.len() as u32 + 1,
+                kind: e.kind,
+                frame: n,
+                time_secs: e.time,
+                pitch: PitchPoint {
+                    x: e.at.x,
+                    y: e.at.y,
+                },
+                team: e.team,
+                player_id: e.player,
+                target_player_id: e.target,
+                speed_mps: e.speed,
+                detail: e.detail.map(str::to_owned),
+            });
+        }
+        seen = sim.events.len();
+    }
+    out
+}
+
+fn camera_of(sim: &Sim, width: u32, height: u32) -> Camera {
+    let t = sim.rig.target;
+    Camera::look_at(
+        CAMERA_POS,
+        v3(t.x, t.y, 0.0),
+        sim.rig.fov_deg.to_radians(),
+        width,
+        height,
+    )
+}
+
+/// Bottom-right corner of the scoreboard area (calibration points are not taken under it).
+fn scoreboard_box(height: u32) -> (f64, f64) {
+    let px = (f64::from(height) / 240.0).max(1.0).round();
+    (px * 8.0 + 40.0 * 6.0 * px, px * 6.0 + 11.0 * px)
+}
+
+fn bbox_of(d: &Drawn) -> Option<[f64; 4]> {
+    (!d.cov.is_empty()).then(|| {
+        [
+            f64::from(d.cov.min_x),
+            f64::from(d.cov.min_y),
+            f64::from(d.cov.max_x + 1),
+            f64::from(d.cov.max_y + 1),
+        ]
+    })
+}
+
+fn visibility(d: &Drawn, visible_px: u32, w: f64, h: f64) -> (Visibility, f64, f64) {
+    if d.cov.is_empty() {
+        return (Visibility::OffScreen, 0.0, 0.0);
+    }
+    let f = d.full;
+    let area = ((f[2] - f[0]) * (f[3] - f[1])).max(1e-9);
+    let inside =
+        ((f[2].min(w) - f[0].max(0.0)).max(0.0) * (f[3].min(h) - f[1].max(0.0)).max(0.0)) / area;
+    let seen = f64::from(visible_px) / f64::from(d.cov.drawn_px);
+    let state = if visible_px == 0 {
+        Visibility::Occluded
+    } else if visible_px == d.cov.drawn_px && inside > 0.999 {
+        Visibility::Visible
+    } else {
+        Visibility::Partial
+    };
+    (state, (inside * seen).clamp(0.0, 1.0), 1.0 - seen)
+}
+
+fn add_noise(data: &mut [u8], rng: &mut Rng) {
+    let mut chunks = data.chunks_exact_mut(8);
+    for c in &mut chunks {
+        let r = rng.next_u64();
+        for (k, v) in c.iter_mut().enumerate() {
+            let n = ((r >> (k * 8)) & 7) as i16 - 3;
+            *v = (i16::from(*v) + n).clamp(0, 255) as u8;
+        }
+    }
+    for v in chunks.into_remainder() {
+        let n = (rng.next_u64() & 7) as i16 - 3;
+        *v = (i16::from(*v) + n).clamp(0, 255) as u8;
+    }
+}
