@@ -3,6 +3,8 @@
 //! its life so a player's side does not flicker with one bad crop.
 //!
 //! Which cluster is `home` is a convention: the darker shirt colour (lower R+G+B). The UI may swap.
+//! Referees (by detector class, or by colour) and goalkeepers (whose shirts match neither team)
+//! come out as `other`.
 
 use std::collections::HashMap;
 

@@ -127,8 +127,14 @@ fn a_pass_between_teammates_from_tensors_to_contract_messages() {
         ];
         let pixels = render(&people);
         let image = RgbImage::new(&pixels, W, H).unwrap();
-        let (input, transform) = adapter.prepare(&image);
-        assert_eq!(input.len(), 3 * 640 * 640);
+        // the input tensor itself is checked once (resampling 640×640 is slow in debug builds)
+        let transform = if f == 0 {
+            let (input, transform) = adapter.prepare(&image);
+            assert_eq!(input.len(), 3 * 640 * 640);
+            transform
+        } else {
+            InputTransform::new(adapter.preprocess(), (W, H), INPUT)
+        };
         let data = model_output(&transform, &people, ball);
         let shape = [1, 6, ANCHORS];
         let detections = adapter
