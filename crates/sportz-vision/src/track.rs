@@ -211,7 +211,7 @@ impl ByteTracker {
         }
         let mut matched_dets: Vec<(usize, usize)> = Vec::new(); // (track index, detection index)
 
-        // 1. confident detections ↔ tracked and lost tracks, IoU fused with confidence
+        // 1. confident detections ↔ tracked and lost tracks, by buffered IoU and motion
         let pool: Vec<usize> = (0..self.tracks.len())
             .filter(|&t| self.tracks[t].state != State::Tentative)
             .collect();
