@@ -9,6 +9,7 @@
 //! - [`analyzer`]: the vision stage's interface.
 
 pub mod analyzer;
+pub mod gpu;
 pub mod guard;
 pub mod metrics;
 pub mod session;
@@ -47,6 +48,8 @@ pub struct WorkerSettings {
     pub lease_refresh: Duration,
     /// How long to wait for a match's lease held by a previous session before giving up.
     pub lease_wait: Duration,
+    /// GPU figures for heartbeats and metrics.
+    pub gpu: gpu::GpuProbe,
 }
 
 /// A default worker id: host name and process id.
@@ -82,6 +85,7 @@ impl WorkerSettings {
             control_poll: Duration::from_millis(250),
             lease_refresh: sportz_contract::keys::LEASE_REFRESH,
             lease_wait: sportz_contract::keys::LEASE_TTL + Duration::from_secs(2),
+            gpu: gpu::GpuProbe::default(),
         }
     }
 }
@@ -135,10 +139,15 @@ pub async fn run(
                     () = shutdown.cancelled() => return,
                     _ = tick.tick() => {}
                 }
+                let gpu = if settings.analyzers.device().starts_with("cpu") {
+                    None
+                } else {
+                    settings.gpu.refresh().await
+                };
                 let beat = Heartbeat {
                     worker_id: settings.worker_id.clone(),
                     device: settings.analyzers.device(),
-                    gpu: None,
+                    gpu,
                     models: settings.analyzers.models(),
                     active_matches: active_matches(&active),
                     capacity: settings.capacity,

@@ -248,6 +248,7 @@ async fn publish_loop(
     publisher: Arc<Publisher>,
     mut rx: mpsc::Receiver<Analysed>,
     metrics: Arc<Mutex<SessionMetrics>>,
+    gpu: crate::gpu::GpuProbe,
 ) -> Option<String> {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.tick().await;
@@ -271,7 +272,8 @@ async fn publish_loop(
                 }
             },
             _ = tick.tick() => {
-                let m = metrics.lock().unwrap_or_else(PoisonError::into_inner).snapshot(Instant::now());
+                let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner).snapshot(Instant::now());
+                m.gpu = gpu.current();
                 publisher.send(Payload::Metrics(m), "metrics").await;
             }
         }
@@ -369,7 +371,12 @@ async fn run_pipeline(
     let (res_tx, res_rx) = mpsc::channel(64);
     spawn_analyser(analyzer, slot.clone(), res_tx);
     let metrics = Arc::new(Mutex::new(SessionMetrics::new(s.analyzers.device())));
-    let mut publishing = tokio::spawn(publish_loop(publisher.clone(), res_rx, metrics.clone()));
+    let mut publishing = tokio::spawn(publish_loop(
+        publisher.clone(),
+        res_rx,
+        metrics.clone(),
+        s.gpu.clone(),
+    ));
 
     let mut control = watch_control(
         ctx.bus.clone(),
