@@ -1,6 +1,8 @@
 //! The server engine: Postgres through an sqlx pool, with runtime-checked queries (no live
-//! database at build time). Writes that read-modify-write a row lock it (`FOR UPDATE`) in a
-//! transaction, so concurrent API instances see the same semantics as the single SQLite writer.
+//! database at build time). Writes that read-modify-write a row lock it in a transaction
+//! (`FOR NO KEY UPDATE`: ids never change, so event and commentary inserts, which only need the
+//! parent's key, are not blocked), always the match before its session, so concurrent API
+//! instances see the same semantics as the single SQLite writer.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -243,7 +245,7 @@ fn bind_match(query: Query<'static>, m: &Match) -> Result<Query<'static>> {
 async fn load_match(conn: &mut PgConnection, id: MatchId, lock: bool) -> Result<Match> {
     let row = q(format!(
         "SELECT {MATCH_COLS} FROM matches WHERE id = $1{}",
-        if lock { " FOR UPDATE" } else { "" }
+        if lock { " FOR NO KEY UPDATE" } else { "" }
     ))
     .bind(id.to_string())
     .fetch_optional(conn)
@@ -267,7 +269,7 @@ async fn match_exists(conn: &mut PgConnection, id: MatchId) -> Result<bool> {
 async fn load_session(conn: &mut PgConnection, id: SessionId, lock: bool) -> Result<Session> {
     let row = q(format!(
         "SELECT {SESSION_COLS} FROM processing_sessions WHERE id = $1{}",
-        if lock { " FOR UPDATE" } else { "" }
+        if lock { " FOR NO KEY UPDATE" } else { "" }
     ))
     .bind(id.to_string())
     .fetch_optional(conn)

@@ -672,6 +672,54 @@ async fn story(store: Arc<dyn Store>) {
     assert_eq!(store.get_match(draft.id).await.unwrap(), upd);
 }
 
+/// Consumers on several API instances may store the same events at once: each is stored once and
+/// counted once, and concurrent score updates each return a complete row.
+async fn concurrent_writers(store: Arc<dyn Store>) {
+    let m = store
+        .create_match(NewMatch::new("Busy", "A", "B"))
+        .await
+        .unwrap();
+    let datas: Vec<EventData> = (0..50).map(|f| event(EventKind::Pass, f)).collect();
+    let mut tasks = Vec::new();
+    for i in 0..8u32 {
+        let store = Arc::clone(&store);
+        let batch: Vec<NewEvent> = datas
+            .iter()
+            .map(|d| NewEvent {
+                match_id: m.id,
+                session_id: None,
+                data: d.clone(),
+            })
+            .collect();
+        tasks.push(tokio::spawn(async move {
+            let n = if i % 2 == 0 {
+                store.insert_events(batch).await.unwrap()
+            } else {
+                let mut n = 0;
+                for e in batch {
+                    n += usize::from(store.insert_event(e).await.unwrap());
+                }
+                n
+            };
+            let row = store.update_score(m.id, i, i + 1).await.unwrap();
+            assert_eq!(row.away_score, row.home_score + 1, "a whole row");
+            n
+        }));
+    }
+    let mut inserted = 0;
+    for t in tasks {
+        inserted += t.await.unwrap();
+    }
+    assert_eq!(inserted, 50, "each event inserted by exactly one writer");
+    let after = store.get_match(m.id).await.unwrap();
+    assert_eq!(after.event_count, 50);
+    let page = store
+        .list_events(EventFilter::of_match(m.id, 100))
+        .await
+        .unwrap();
+    assert_eq!(page.items.len(), 50);
+}
+
 async fn first_commentary_cursor(store: &dyn Store, id: MatchId) -> String {
     store
         .list_commentary(id, PageRequest::first(1))
@@ -681,22 +729,24 @@ async fn first_commentary_cursor(store: &dyn Store, id: MatchId) -> String {
         .expect("more than one commentary entry")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn story_on_sqlite() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sportz.db");
-    let store = SqliteStore::open(&path).await.unwrap();
-    story(Arc::new(store)).await;
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await.unwrap());
+    story(Arc::clone(&store)).await;
+    concurrent_writers(store).await;
     // reopening applies no migration twice and keeps the data
     let again = SqliteStore::open(&path).await.unwrap();
     assert_eq!(again.list_tokens().await.unwrap().len(), 1);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn story_on_postgres() {
     let db = sportz_testkit::PgDatabase::create();
-    let store = PgStore::connect(db.url()).await.unwrap();
-    story(Arc::new(store)).await;
+    let store: Arc<dyn Store> = Arc::new(PgStore::connect(db.url()).await.unwrap());
+    story(Arc::clone(&store)).await;
+    concurrent_writers(store).await;
     let again = PgStore::connect(db.url()).await.unwrap();
     assert_eq!(again.list_tokens().await.unwrap().len(), 1);
 }
