@@ -908,6 +908,7 @@ impl Store for SqliteStore {
             let mut m = load_match(tx, match_id)?;
             let at = now();
             let session = new_session_row(&m, session_id, at)?;
+            let config = json_text(&session.config)?;
             if let Some(old) = m.current_session_id {
                 let mut old = load_session(tx, old)?;
                 if supersede(&mut old, session_id, at) {
@@ -923,7 +924,7 @@ impl Store for SqliteStore {
                     session.id.to_string(),
                     match_id.to_string(),
                     session.status.as_str(),
-                    json_text(&session.config).unwrap_or_default(),
+                    config,
                     to_us(at),
                 ])
             })

@@ -343,6 +343,15 @@ async fn story(store: Arc<dyn Store>) {
     // a restart supersedes session 1: its updates no longer touch the match
     let s2 = SessionId::generate();
     store.create_session(m.id, s2).await.unwrap();
+    is_conflict(
+        store.create_session(m.id, s2).await,
+        "session already exists",
+    );
+    assert_eq!(
+        store.get_session(s2).await.unwrap().status,
+        SessionStatus::Starting,
+        "rolled back"
+    );
     let old = store.get_session(s1).await.unwrap();
     assert_eq!(
         old.status,
