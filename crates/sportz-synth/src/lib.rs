@@ -153,6 +153,7 @@ pub struct SynthMatch {
     canvas: Canvas,
     palette: Palette,
     marks: Markings,
+    grain: Vec<u8>,
     noise: Rng,
     prev: Option<Vec<u8>>,
     next: u64,
@@ -172,6 +173,7 @@ impl SynthMatch {
             sim: Sim::new(seed),
             palette,
             marks: Markings::standard(),
+            grain: render::grain_tile(),
             noise: Rng::new(seed ^ 0x9015E),
             prev: None,
             next: 0,
@@ -224,7 +226,11 @@ impl SynthMatch {
             *self = Self::new(self.seed, self.cfg.clone()).expect("config was valid");
         }
         if frame_number > self.next {
-            self.sim_to(frame_number);
+            // The events of skipped frames are passed over (their sequence numbers too), so
+            // each frame's truth still lists exactly the events of that frame.
+            self.sim_to(frame_number - 1);
+            self.event_seq += (self.sim.events.len() - self.events_seen) as u32;
+            self.events_seen = self.sim.events.len();
             self.next = frame_number;
             self.prev = None;
         }
@@ -250,6 +256,7 @@ impl SynthMatch {
             &cam,
             &self.palette,
             &self.marks,
+            &self.grain,
             self.cfg.scoreboard,
         );
         self.last_camera = Some(cam);

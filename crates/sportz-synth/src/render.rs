@@ -159,10 +159,11 @@ pub(crate) fn render(
     cam: &Camera,
     palette: &Palette,
     marks: &Markings,
+    grain: &[u8],
     scoreboard: bool,
 ) -> (Vec<Drawn>, Drawn) {
     canvas.clear_ids();
-    ground(canvas, cam);
+    ground(canvas, cam, grain);
     lines(canvas, cam, marks);
     boards(canvas, cam);
     for p in &sim.people {
@@ -205,7 +206,7 @@ pub(crate) fn render(
 
 /// The ground: where each pixel's ray meets z = 0 (the exact inverse of the camera's
 /// projection), shaded as grass with mowing stripes, the surround, or the stands.
-fn ground(canvas: &mut Canvas, cam: &Camera) {
+fn ground(canvas: &mut Canvas, cam: &Camera, grain: &[u8]) {
     let (w, h) = (canvas.width as usize, canvas.height as usize);
     let c = cam.pos;
     let ru = cam.right * (1.0 / cam.focal_px);
@@ -223,15 +224,18 @@ fn ground(canvas: &mut Canvas, cam: &Camera) {
                 let s = -c.z / rz;
                 let x = c.x + (r0.x + ru.x * u) * s;
                 let y = c.y + (r0.y + ru.y * u) * s;
-                if y < -3.5 || s > 400.0 {
+                if y < -3.5 || !(-5.5..=L + 5.5).contains(&x) || s > 400.0 {
                     stands((x * 2.0).floor() as i32, (y * 2.0).floor() as i32)
-                } else if !(-6.0..=L + 6.0).contains(&x) || y > W + 5.0 {
-                    let n = (hash2((x * 2.0) as i32, (y * 2.0) as i32, 7) & 7) as u8;
+                } else if y > W + 5.0 {
+                    let n = grain[((((x + 64.0) * 2.0) as usize & 255) << 8)
+                        | (((y + 64.0) * 2.0) as usize & 255)]
+                        & 7;
                     [52 + n, 88 + n, 52 + n]
                 } else {
-                    let band = ((x * stripe).floor() as i64 & 1) as u8;
-                    let n =
-                        (hash2((x * 6.0).floor() as i32, (y * 6.0).floor() as i32, 3) & 15) as u8;
+                    // Offsets keep the operands positive so truncation is flooring (no libm call).
+                    let band = ((x + L) * stripe) as u32 & 1;
+                    let n = grain[((((x + 64.0) * 6.0) as usize & 255) << 8)
+                        | (((y + 64.0) * 6.0) as usize & 255)];
                     if band == 0 {
                         [56 + n / 2, 134 + n, 52 + n / 2]
                     } else {
@@ -242,6 +246,13 @@ fn ground(canvas: &mut Canvas, cam: &Camera) {
             px.copy_from_slice(&colour);
         }
     }
+}
+
+/// A 256×256 tile of grass grain, values 0..16 (hashed once, looked up per pixel).
+pub(crate) fn grain_tile() -> Vec<u8> {
+    (0..256 * 256)
+        .map(|i| (hash2(i >> 8, i & 255, 3) & 15) as u8)
+        .collect()
 }
 
 /// The crowd: muted random colours in cells.
@@ -296,26 +307,38 @@ fn lines(canvas: &mut Canvas, cam: &Camera, marks: &Markings) {
 /// Advertising boards along the far touchline and behind the goals.
 fn boards(canvas: &mut Canvas, cam: &Camera) {
     const ADS: [[u8; 3]; 4] = [[20, 40, 140], [200, 200, 210], [190, 30, 40], [30, 30, 35]];
-    let mut x = -10.0;
     let mut k = 0;
-    while x < L + 10.0 {
-        let y = -3.5;
+    let mut board = |canvas: &mut Canvas, a: V2, b: V2| {
         let quad = [
-            v3(x, y, 0.0),
-            v3(x + 8.0, y, 0.0),
-            v3(x + 8.0, y, 0.9),
-            v3(x, y, 0.9),
+            v3(a.x, a.y, 0.0),
+            v3(b.x, b.y, 0.0),
+            v3(b.x, b.y, 0.9),
+            v3(a.x, a.y, 0.9),
         ];
         quad3(canvas, cam, &quad, Paint::Solid(ADS[k % 4]));
+        let (p, q) = (a + (b - a) * 0.18, a + (b - a) * 0.82);
         let stripe = [
-            v3(x + 1.5, y, 0.3),
-            v3(x + 6.5, y, 0.3),
-            v3(x + 6.5, y, 0.6),
-            v3(x + 1.5, y, 0.6),
+            v3(p.x, p.y, 0.3),
+            v3(q.x, q.y, 0.3),
+            v3(q.x, q.y, 0.6),
+            v3(p.x, p.y, 0.6),
         ];
         quad3(canvas, cam, &stripe, Paint::Solid(ADS[(k + 2) % 4]));
-        x += 8.0;
         k += 1;
+    };
+    let mut x = -5.5;
+    while x < L + 5.5 - 1e-9 {
+        let x1 = (x + 8.0).min(L + 5.5);
+        board(canvas, v2(x, -3.5), v2(x1, -3.5));
+        x = x1;
+    }
+    for gx in [-5.5, L + 5.5] {
+        let mut y = -3.5;
+        while y < W + 3.0 - 1e-9 {
+            let y1 = (y + 8.0).min(W + 3.0);
+            board(canvas, v2(gx, y), v2(gx, y1));
+            y = y1;
+        }
     }
 }
 

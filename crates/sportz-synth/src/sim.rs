@@ -835,8 +835,9 @@ impl Sim {
             let gx = attacked_goal(other(p.team)).x;
             let mut y = W / 2.0 + (ball.y - W / 2.0) * 0.2;
             let b = &self.ball;
-            if b.owner.is_none() && b.vel.x * d < -8.0 {
-                // A shot or cross coming in: move to where it crosses the goal line.
+            // A shot or cross coming in: move to where it crosses the goal line (a scripted
+            // goal beats the keeper, who then stays rooted rather than dive through the ball).
+            if b.owner.is_none() && b.guard != Guard::Nobody && b.vel.x * d < -8.0 {
                 let secs = ((gx - b.pos.x) / b.vel.x).max(0.0);
                 y = b.pos.y + b.vel.y * secs;
             }

@@ -62,6 +62,7 @@ fn seeking_gives_the_frame_rendering_in_order_gives() {
     let (img, truth) = seek.render(12);
     assert_eq!(img, frames[12].0);
     assert_eq!(truth.objects, frames[12].1.objects);
+    assert_eq!(truth.events, frames[12].1.events);
     // Back to an earlier frame starts over.
     let (img, _) = seek.render(4);
     assert_eq!(img, frames[4].0);
