@@ -881,6 +881,26 @@ impl Store for PgStore {
         Ok(event_page(rows, limit))
     }
 
+    async fn recent_events(&self, match_id: MatchId, limit: u32) -> Result<Vec<StoredEvent>> {
+        let limit = PageRequest::first(limit).limit()?;
+        let mut c = self.conn("recent events").await?;
+        let rows = q(format!(
+            "SELECT {EVENT_COLS} FROM events WHERE match_id = $1 \
+             ORDER BY frame_number DESC, id DESC LIMIT $2"
+        ))
+        .bind(match_id.to_string())
+        .bind(i64::from(limit))
+        .fetch_all(&mut *c)
+        .await
+        .map_err(pg_err("recent events"))?;
+        let mut rows = rows.iter().map(read_event).collect::<Result<Vec<_>>>()?;
+        if rows.is_empty() && !match_exists(&mut c, match_id).await? {
+            return Err(StoreError::not_found("match", match_id));
+        }
+        rows.reverse();
+        Ok(rows)
+    }
+
     async fn create_token(&self, role: TokenRole, label: Option<String>) -> Result<NewToken> {
         let secret = token::generate()?;
         let row = q(format!(

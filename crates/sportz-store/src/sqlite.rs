@@ -1053,6 +1053,28 @@ impl Store for SqliteStore {
         .await
     }
 
+    async fn recent_events(&self, match_id: MatchId, limit: u32) -> Result<Vec<StoredEvent>> {
+        let limit = PageRequest::first(limit).limit()?;
+        self.read(move |c| {
+            let mut rows = query(
+                c,
+                "recent events",
+                &format!(
+                    "SELECT {EVENT_COLS} FROM events WHERE match_id = ?1 \
+                     ORDER BY frame_number DESC, id DESC LIMIT ?2"
+                ),
+                rusqlite::params![match_id.to_string(), i64::from(limit)],
+                read_event,
+            )?;
+            if rows.is_empty() && !match_exists(c, match_id)? {
+                return Err(StoreError::not_found("match", match_id));
+            }
+            rows.reverse();
+            Ok(rows)
+        })
+        .await
+    }
+
     async fn create_token(&self, role: TokenRole, label: Option<String>) -> Result<NewToken> {
         let secret = token::generate()?;
         let hash = token::sha256_hex(&secret);

@@ -503,6 +503,21 @@ async fn story(store: Arc<dyn Store>) {
     let mut sorted = order.clone();
     sorted.sort_unstable();
     assert_eq!(order, sorted, "frame order, then row id");
+    // the most recent N, oldest first (the live snapshot)
+    let recent = store.recent_events(m.id, 3).await.unwrap();
+    assert_eq!(
+        recent.iter().map(|e| e.id).collect::<Vec<_>>(),
+        listed[listed.len() - 3..]
+            .iter()
+            .map(|e| e.id)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(store.recent_events(m.id, 500).await.unwrap().len(), 7);
+    assert!(store.recent_events(draft.id, 5).await.unwrap().is_empty());
+    assert!(matches!(
+        store.recent_events(MatchId::generate(), 5).await,
+        Err(StoreError::NotFound { .. })
+    ));
     let ids: HashSet<EventId> = listed.iter().map(|e| e.event_id()).collect();
     assert_eq!(
         ids,
