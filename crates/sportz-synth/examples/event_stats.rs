@@ -40,10 +40,23 @@ fn main() {
         for k in EventKind::ALL {
             print!(" {}={:.1}", k.as_str(), per_min(k));
         }
-        println!(
-            "\n  goals at {}\n  outs at {}",
-            goals.join(" "),
-            outs.join(" ")
-        );
+        let missing: Vec<u32> = (0..minutes)
+            .filter(|&m| {
+                let has = |k: EventKind| {
+                    events
+                        .iter()
+                        .any(|e| e.kind == k && (e.time_secs / 60.0).floor() as u32 == m)
+                };
+                !(has(EventKind::Goal) && has(EventKind::BallOut))
+            })
+            .collect();
+        println!("\n  minutes without a goal or a ball out: {missing:?}");
+        if minutes <= 10 {
+            println!(
+                "  goals at {}\n  outs at {}",
+                goals.join(" "),
+                outs.join(" ")
+            );
+        }
     }
 }

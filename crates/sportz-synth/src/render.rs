@@ -40,11 +40,13 @@ pub(crate) const KITS: [Kit; 7] = [
     kit("YEL", [240, 210, 30], [25, 55, 150], [240, 210, 30]),
 ];
 /// Goalkeeper shirts, chosen to clash with neither outfield kit.
-pub(crate) const KEEPER_SHIRTS: [[u8; 3]; 4] = [
+pub(crate) const KEEPER_SHIRTS: [[u8; 3]; 6] = [
     [170, 230, 40],
     [200, 40, 170],
     [30, 200, 200],
     [120, 120, 125],
+    [250, 150, 190],
+    [110, 50, 160],
 ];
 const REFEREE: Kit = kit("REF", [22, 22, 22], [22, 22, 22], [22, 22, 22]);
 const SKIN: [[u8; 3]; 4] = [
@@ -59,6 +61,13 @@ const LINE: [u8; 3] = [236, 238, 236];
 const SUN: V2 = V2 { x: 0.45, y: -0.89 };
 pub(crate) const BALL_ID: u16 = 24;
 
+/// Sum of absolute channel differences.
+fn shirt_distance(a: [u8; 3], b: [u8; 3]) -> i32 {
+    (0..3)
+        .map(|i| (i32::from(a[i]) - i32::from(b[i])).abs())
+        .sum()
+}
+
 /// Who wears what in this match.
 #[derive(Debug, Clone)]
 pub(crate) struct Palette {
@@ -71,17 +80,27 @@ pub(crate) struct Palette {
 impl Palette {
     pub(crate) fn pick(r: u64) -> Self {
         let h = (r % KITS.len() as u64) as usize;
-        let mut a = ((r >> 8) % (KITS.len() as u64 - 1)) as usize;
-        if a >= h {
-            a += 1;
-        }
-        let k1 = ((r >> 16) % 4) as usize;
-        let k2 = (k1 + 1 + ((r >> 24) % 3) as usize) % 4;
+        let shirt_far = |i: &usize| shirt_distance(KITS[*i].shirt, KITS[h].shirt) > 150;
+        let away: Vec<usize> = (0..KITS.len()).filter(shirt_far).collect();
+        let a = away[((r >> 8) % away.len() as u64) as usize];
+        // Keepers: the first shirts (from a seeded start) far from both outfield shirts.
+        let far = |c: [u8; 3], d: [u8; 3]| shirt_distance(c, d) > 150;
+        let start = ((r >> 16) % KEEPER_SHIRTS.len() as u64) as usize;
+        let keepers: Vec<[u8; 3]> = (0..KEEPER_SHIRTS.len())
+            .map(|i| KEEPER_SHIRTS[(start + i) % KEEPER_SHIRTS.len()])
+            .filter(|&c| far(c, KITS[h].shirt) && far(c, KITS[a].shirt))
+            .collect();
+        let k1 = keepers.first().copied().unwrap_or(KEEPER_SHIRTS[0]);
+        let k2 = keepers
+            .iter()
+            .copied()
+            .find(|&c| far(c, k1))
+            .unwrap_or(KEEPER_SHIRTS[1]);
         Self {
             home: KITS[h],
             away: KITS[a],
-            home_keeper: KEEPER_SHIRTS[k1],
-            away_keeper: KEEPER_SHIRTS[k2],
+            home_keeper: k1,
+            away_keeper: k2,
         }
     }
 

@@ -423,3 +423,34 @@ fn rendered_events_are_the_simulated_events() {
     assert!(!simulated.is_empty());
     assert_eq!(rendered, simulated);
 }
+
+#[test]
+fn kits_are_told_apart() {
+    let dist = |a: [u8; 3], b: [u8; 3]| -> i32 {
+        (0..3)
+            .map(|i| (i32::from(a[i]) - i32::from(b[i])).abs())
+            .sum()
+    };
+    let grass = [52, 126, 50];
+    for r in 0..2000u64 {
+        let p = crate::render::Palette::pick(r.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let shirts = [
+            p.home.shirt,
+            p.away.shirt,
+            p.home_keeper,
+            p.away_keeper,
+            [22, 22, 22],
+        ];
+        for i in 0..shirts.len() {
+            assert!(dist(shirts[i], grass) > 120, "{p:?}");
+            for j in i + 1..shirts.len() {
+                assert!(
+                    dist(shirts[i], shirts[j]) > 120,
+                    "{p:?}: {:?} vs {:?}",
+                    shirts[i],
+                    shirts[j]
+                );
+            }
+        }
+    }
+}
