@@ -1,0 +1,113 @@
+// The app shell: header (brand, connection badge, operator token), a hash router, the
+// "connection lost" modal. Hash routes keep the API's static serving trivial (everything is `/`).
+
+import './styles.css';
+import { h } from './dom';
+import { hub } from './hub';
+import { getOperatorToken, onTokenChange, setOperatorToken } from './token';
+import { badge } from './views/badge';
+import { calibrationView } from './views/calibration';
+import { centreView } from './views/centre';
+import { matchView } from './views/match';
+import { matchFormView } from './views/matchForm';
+
+const app = document.getElementById('app')!;
+const main = h('main', { id: 'main', tabindex: '-1' });
+const connBadge = badge('Connection');
+const opButton = h('button', { type: 'button', class: 'op-toggle', 'aria-haspopup': 'dialog' });
+const header = h(
+  'header',
+  { class: 'top' },
+  h('a', { href: '#/', class: 'brand' }, 'sportz'),
+  h('nav', { 'aria-label': 'Main' }, h('a', { href: '#/' }, 'Matches')),
+  h('div', { class: 'top-right' }, connBadge.el, opButton),
+);
+app.append(header, main);
+
+// ---------------------------------------------------------------- operator token dialog
+const tokenInput = h('input', { id: 'op-token', type: 'password', autocomplete: 'off', name: 'token' });
+const tokenDialog = h(
+  'dialog',
+  { class: 'modal', 'aria-labelledby': 'tok-h' },
+  h(
+    'form',
+    { method: 'dialog' },
+    h('h2', { id: 'tok-h' }, 'Operator mode'),
+    h('p', { class: 'muted' }, 'Paste the operator token the server printed at its first start. It stays in this browser.'),
+    h('div', { class: 'field' }, h('label', { for: 'op-token' }, 'Operator token'), tokenInput),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit', value: 'save', class: 'primary' }, 'Save'),
+      h('button', { type: 'submit', value: 'clear' }, 'Forget token'),
+      h('button', { type: 'submit', value: 'cancel' }, 'Cancel'),
+    ),
+  ),
+);
+document.body.append(tokenDialog);
+tokenDialog.addEventListener('close', () => {
+  if (tokenDialog.returnValue === 'save' && tokenInput.value.trim()) setOperatorToken(tokenInput.value);
+  if (tokenDialog.returnValue === 'clear') setOperatorToken(null);
+  tokenInput.value = '';
+  opButton.focus();
+});
+opButton.addEventListener('click', () => tokenDialog.showModal());
+function renderOpButton(): void {
+  const on = !!getOperatorToken();
+  opButton.textContent = on ? 'Operator ✓' : 'Operator';
+  opButton.setAttribute('aria-label', on ? 'Operator mode on: change or forget the token' : 'Enter operator token');
+}
+renderOpButton();
+
+// ---------------------------------------------------------------- connection lost modal
+const lostReason = h('p', {});
+const retry = h('button', { type: 'button', class: 'primary', onclick: () => { lostDialog.close(); hub.connect(); } }, 'Retry now');
+const lostDialog = h(
+  'dialog',
+  { class: 'modal', 'aria-labelledby': 'lost-h', 'data-testid': 'disconnected-modal' },
+  h('h2', { id: 'lost-h' }, 'Connection lost'),
+  lostReason,
+  h('p', { class: 'muted' }, 'Live updates are paused until the connection is back.'),
+  h('div', { class: 'actions' }, retry, h('button', { type: 'button', onclick: () => lostDialog.close() }, 'Dismiss')),
+);
+document.body.append(lostDialog);
+hub.onState((state, detail) => {
+  connBadge.set(state, detail);
+  if (state === 'disconnected' && detail.reason && !lostDialog.open) {
+    lostReason.textContent = `The live connection to the server stopped: ${detail.reason}.`;
+    lostDialog.showModal();
+    retry.focus();
+  }
+  if (state === 'connected' && lostDialog.open) lostDialog.close();
+});
+
+// ---------------------------------------------------------------- router
+let dispose: () => void = () => {};
+function route(): void {
+  dispose();
+  const hash = location.hash.replace(/^#/, '') || '/';
+  const parts = hash.split('/').filter(Boolean);
+  document.title = 'sportz';
+  if (parts[0] === 'match' && parts[1]) {
+    const id = decodeURIComponent(parts[1]);
+    if (parts[2] === 'edit') dispose = matchFormView(main, id);
+    else if (parts[2] === 'calibrate') dispose = calibrationView(main, id);
+    else dispose = matchView(main, id);
+  } else if (parts[0] === 'new') {
+    dispose = matchFormView(main, null);
+  } else {
+    dispose = centreView(main);
+  }
+  // Move focus to the new page for keyboard and screen-reader users (not on first load).
+  if (routed) main.focus({ preventScroll: false });
+  routed = true;
+}
+let routed = false;
+window.addEventListener('hashchange', route);
+onTokenChange(() => {
+  renderOpButton();
+  route();
+});
+
+hub.connect();
+route();

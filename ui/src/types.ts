@@ -1,0 +1,146 @@
+// Wire types. Match-centre REST and `/ws` use camelCase (the Sportz seed); `/ws/matches/{id}`
+// carries contract envelopes in snake_case (crates/sportz-contract).
+
+export type MatchStatus =
+  | 'draft' | 'ready' | 'starting' | 'processing' | 'paused' | 'completed' | 'failed';
+export type MatchPhase = 'scheduled' | 'live' | 'finished';
+export type VideoSourceType = 'file' | 'http' | 'rtmp' | 'rtsp' | 'srt' | 'device' | 'synthetic';
+export interface VideoSource { type: VideoSourceType; value: string | number }
+
+export interface MatchDto {
+  id: string;
+  name: string;
+  sport: string;
+  homeTeam: string;
+  awayTeam: string;
+  competition: string | null;
+  startTime: string | null;
+  endTime: string | null;
+  homeScore: number;
+  awayScore: number;
+  status: MatchStatus;
+  phase: MatchPhase;
+  statusMessage: string | null;
+  videoSource: VideoSource | null;
+  currentSessionId: string | null;
+  eventCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ScoreUpdate { matchId: string; homeScore: number; awayScore: number }
+
+export interface CommentaryDto {
+  id: number;
+  matchId: string;
+  minute: number | null;
+  sequence: number;
+  period: string | null;
+  eventType: string;
+  actor: string | null;
+  team: string | null;
+  message: string;
+  metadata: Record<string, unknown> | null;
+  tags: string[];
+  createdAt: string;
+}
+
+export type ServerMessage =
+  | { type: 'welcome' }
+  | { type: 'subscribed'; matchId: string }
+  | { type: 'unsubscribed'; matchId: string }
+  | { type: 'match_created'; data: MatchDto }
+  | { type: 'match_updated'; data: MatchDto }
+  | { type: 'score_update'; data: ScoreUpdate }
+  | { type: 'commentary'; data: CommentaryDto }
+  | { type: 'error'; message: string };
+
+export interface Page<T> { data: T[]; nextCursor: string | null }
+
+// ---- contract (snake_case) ----
+export interface PitchPoint { x: number; y: number }
+export interface PixelPoint { x: number; y: number }
+export interface Ball {
+  track_id?: number;
+  bbox?: number[];
+  pixel: PixelPoint;
+  pitch: PitchPoint | null;
+  confidence?: number;
+  velocity?: { x: number; y: number };
+  speed?: number;
+  predicted: boolean;
+}
+export interface TrailPoint { t: number; x: number; y: number; pitch: PitchPoint | null }
+export interface Player {
+  track_id: number;
+  class: string;
+  bbox: number[];
+  confidence: number;
+  pitch: PitchPoint | null;
+  team?: 'home' | 'away' | 'other';
+}
+export interface FrameData {
+  frame_number: number;
+  video_timestamp: number;
+  timestamp: number;
+  width: number;
+  height: number;
+  coordinate_mode: 'pitch' | 'pixel';
+  ball: Ball | null;
+  trail: TrailPoint[];
+  players: Player[];
+  latency_ms: number;
+}
+export interface GpuMetrics {
+  name?: string;
+  utilization_pct?: number;
+  memory_used_mb?: number;
+  memory_total_mb?: number;
+  temperature_c?: number;
+}
+export interface MetricsData {
+  source_fps?: number;
+  inference_fps?: number;
+  detect_ms?: number;
+  detect_ms_p95?: number;
+  latency_ms?: number;
+  frames_processed?: number;
+  dropped_frames?: number;
+  events_emitted?: number;
+  device?: string;
+  gpu?: GpuMetrics | null;
+}
+export interface StatusData { status: string; message?: string | null; worker_id?: string | null }
+export interface EventData {
+  event_id: string;
+  kind: string;
+  video_timestamp?: number;
+  timestamp?: number;
+  frame_number?: number;
+  pitch?: PitchPoint | null;
+  team?: string | null;
+  player_track_id?: number | null;
+  confidence?: number;
+  details?: Record<string, unknown>;
+}
+export interface ErrorData { code: string; message: string }
+
+export interface Envelope<T extends string = string, D = unknown> {
+  type: T;
+  match_id: string;
+  session_id: string | null;
+  ts: number;
+  seq: number;
+  data: D;
+}
+export type StreamMessage =
+  | Envelope<'status', StatusData>
+  | Envelope<'frame', FrameData>
+  | Envelope<'ball', Ball | null>
+  | Envelope<'players', Player[]>
+  | Envelope<'event', EventData>
+  | Envelope<'metrics', MetricsData>
+  | Envelope<'error', ErrorData>;
+
+export interface CalibrationPair { pixel: PixelPoint; pitch: PitchPoint }
+export interface Calibration { pairs: CalibrationPair[]; reprojectionErrorPx: number | null }

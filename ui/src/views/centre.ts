@@ -1,0 +1,125 @@
+// The match centre: a grid of match cards, live through `/ws`, paginated by cursor.
+
+import { api, ApiError } from '../api';
+import { clear, fmtTime, h } from '../dom';
+import { hub } from '../hub';
+import { applyToCentre, emptyCentre, phaseBadge, type CentreState } from '../messages';
+import { isOperator } from '../token';
+import type { MatchDto } from '../types';
+
+export const PAGE_SIZE = 12;
+
+export function matchCard(m: MatchDto, flash: boolean): HTMLElement {
+  const badge = phaseBadge(m.phase);
+  const title = `${m.homeTeam} v ${m.awayTeam}`;
+  return h(
+    'li',
+    { class: `card${flash ? ' flash' : ''}`, 'data-match-id': m.id },
+    h(
+      'a',
+      { href: `#/match/${m.id}`, class: 'card-link', 'aria-label': `${title}, ${badge.label}, ${m.homeScore} to ${m.awayScore}` },
+      h(
+        'div',
+        { class: 'card-top' },
+        h('span', { class: `badge ${badge.cls}` }, badge.label),
+        h('span', { class: 'card-sport' }, [m.sport, m.competition].filter(Boolean).join(' · ')),
+      ),
+      h(
+        'div',
+        { class: 'card-teams' },
+        h('span', { class: 'team home' }, m.homeTeam),
+        h('span', { class: 'score', 'data-testid': 'score' }, `${m.homeScore} – ${m.awayScore}`),
+        h('span', { class: 'team away' }, m.awayTeam),
+      ),
+      h(
+        'div',
+        { class: 'card-meta' },
+        m.name && m.name !== title ? h('span', {}, m.name) : null,
+        m.startTime ? h('span', {}, fmtTime(m.startTime)) : null,
+        h('span', { class: `status status-${m.status}` }, m.status),
+      ),
+    ),
+  );
+}
+
+export function centreView(root: HTMLElement): () => void {
+  let state: CentreState = emptyCentre();
+  // Cursors of the pages seen, so "Previous" works: cursors[i] fetches page i.
+  const cursors: (string | null)[] = [null];
+  let page = 0;
+  let nextCursor: string | null = null;
+  let loading = true;
+  let error: string | null = null;
+
+  const grid = h('ul', { class: 'grid', 'aria-label': 'Matches' });
+  const status = h('p', { class: 'muted', role: 'status' });
+  const prev = h('button', { type: 'button', onclick: () => go(page - 1) }, '← Previous');
+  const next = h('button', { type: 'button', onclick: () => go(page + 1) }, 'Next →');
+  const pageLabel = h('span', { class: 'muted' });
+  const heading = h(
+    'div',
+    { class: 'page-head' },
+    h('h1', {}, 'Match centre'),
+    isOperator() ? h('a', { href: '#/new', class: 'button primary' }, 'New match') : null,
+  );
+  clear(root);
+  root.append(heading, status, grid, h('nav', { class: 'pager', 'aria-label': 'Pages' }, prev, pageLabel, next));
+
+  function render(): void {
+    clear(grid);
+    status.textContent = loading ? 'Loading matches…' : (error ?? '');
+    if (!loading && !error && state.matches.length === 0) {
+      grid.append(
+        h(
+          'li',
+          { class: 'empty' },
+          h('p', {}, 'No matches yet.'),
+          isOperator()
+            ? h('a', { href: '#/new', class: 'button primary' }, 'Create the first match')
+            : h('p', { class: 'muted' }, 'An operator creates matches; they appear here live.'),
+        ),
+      );
+    }
+    for (const m of state.matches) grid.append(matchCard(m, state.flashed.has(m.id)));
+    state = { ...state, flashed: new Set() };
+    prev.disabled = page === 0;
+    next.disabled = !nextCursor;
+    pageLabel.textContent = `Page ${page + 1}`;
+  }
+
+  async function load(): Promise<void> {
+    loading = true;
+    render();
+    try {
+      const res = await api.listMatches(PAGE_SIZE, cursors[page]);
+      state = { matches: res.data, flashed: new Set() };
+      nextCursor = res.nextCursor;
+      cursors[page + 1] = res.nextCursor;
+      error = null;
+    } catch (e) {
+      error = e instanceof ApiError ? `Could not load matches: ${e.message}` : String(e);
+    }
+    loading = false;
+    render();
+  }
+
+  function go(p: number): void {
+    if (p < 0 || (p > page && !nextCursor)) return;
+    page = p;
+    void load();
+  }
+
+  const offMsg = hub.on((msg) => {
+    const after = applyToCentre(state, msg, page === 0);
+    if (after !== state) {
+      state = after;
+      render();
+    }
+  });
+  const offResync = hub.onReconnect(() => void load());
+  void load();
+  return () => {
+    offMsg();
+    offResync();
+  };
+}

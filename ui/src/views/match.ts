@@ -1,0 +1,467 @@
+// The match page: header with the live score, the radar from `/ws/matches/{id}`, metrics, events,
+// the commentary feed (room-scoped on `/ws`) and, with an operator token, the operator controls.
+
+import { api, ApiError, wsUrl } from '../api';
+import { clear, field, fmtTime, h, showFieldErrors } from '../dom';
+import { hub } from '../hub';
+import {
+  applyToMatch,
+  applyToStream,
+  displayFps,
+  emptyStream,
+  mergeCommentary,
+  parseStreamMessage,
+  phaseBadge,
+  type StreamState,
+} from '../messages';
+import { drawRadar, sceneFromFrame } from '../radar';
+import { ReconnectingSocket, type ConnectionState } from '../socket';
+import { isOperator } from '../token';
+import type { CommentaryDto, EventData, MatchDto } from '../types';
+import { badge } from './badge';
+
+const COMMENTARY_PAGE = 30;
+
+export function matchView(root: HTMLElement, matchId: string): () => void {
+  let match: MatchDto | null = null;
+  let feed: CommentaryDto[] = [];
+  let feedCursor: string | null = null;
+  const feedEls = new Map<number, HTMLElement>();
+  let stream: StreamState = emptyStream();
+  let radarDirty = true;
+  let disposed = false;
+
+  clear(root);
+  const header = h('div', { class: 'match-head' });
+  const notice = h('p', { class: 'notice', role: 'alert', hidden: true });
+  const streamBadge = badge('Live data');
+  const sessionLine = h('p', { class: 'session', 'aria-live': 'polite' });
+  const canvas = h('canvas', {
+    class: 'radar',
+    role: 'img',
+    'aria-label': 'Radar: player and ball positions on the pitch',
+    'data-testid': 'radar',
+  });
+  const radarNote = h('p', { class: 'radar-note muted' });
+  const metricsBar = h('dl', { class: 'metrics', 'aria-label': 'Metrics' });
+  const eventsList = h('ol', { class: 'events', 'aria-label': 'Match events' });
+  const feedList = h('ol', {
+    class: 'feed',
+    'aria-label': 'Commentary, newest first',
+    'aria-live': 'polite',
+    'aria-relevant': 'additions',
+  });
+  const moreBtn = h('button', { type: 'button', hidden: true, onclick: () => void loadCommentary(true) }, 'Older commentary');
+  const operatorPanel = h('section', { class: 'panel operator', 'aria-labelledby': 'op-h' });
+
+  root.append(
+    h('p', {}, h('a', { href: '#/' }, '← All matches')),
+    notice,
+    header,
+    h(
+      'div',
+      { class: 'match-layout' },
+      h(
+        'section',
+        { class: 'panel live', 'aria-labelledby': 'radar-h' },
+        h('div', { class: 'panel-head' }, h('h2', { id: 'radar-h' }, 'Radar'), streamBadge.el),
+        sessionLine,
+        h('div', { class: 'radar-wrap' }, canvas),
+        radarNote,
+        metricsBar,
+        h('h3', {}, 'Events'),
+        eventsList,
+      ),
+      h(
+        'section',
+        { class: 'panel commentary', 'aria-labelledby': 'comm-h' },
+        h('h2', { id: 'comm-h' }, 'Commentary'),
+        feedList,
+        moreBtn,
+      ),
+    ),
+    operatorPanel,
+  );
+
+  // ------------------------------------------------------------------ header
+  function renderHeader(): void {
+    clear(header);
+    if (!match) return;
+    const b = phaseBadge(match.phase);
+    header.append(
+      h(
+        'div',
+        { class: 'match-title' },
+        h('span', { class: `badge ${b.cls}` }, b.label),
+        h('span', { class: 'muted' }, [match.sport, match.competition, fmtTime(match.startTime)].filter(Boolean).join(' · ')),
+      ),
+      h(
+        'h1',
+        { class: 'scoreline' },
+        h('span', { class: 'team home' }, match.homeTeam),
+        h('span', { class: 'score', 'data-testid': 'score', 'aria-live': 'polite' }, `${match.homeScore} – ${match.awayScore}`),
+        h('span', { class: 'team away' }, match.awayTeam),
+      ),
+      h(
+        'p',
+        { class: 'muted' },
+        `Status: ${match.status}`,
+        match.statusMessage ? ` — ${match.statusMessage}` : '',
+        match.videoSource ? ` · video: ${match.videoSource.type} ${match.videoSource.value}` : '',
+      ),
+    );
+    document.title = `${match.homeTeam} v ${match.awayTeam} · sportz`;
+  }
+
+  // ------------------------------------------------------------------ commentary
+  function commentaryEl(c: CommentaryDto, animate: boolean): HTMLElement {
+    return h(
+      'li',
+      { class: `comment${animate ? ' enter' : ''}`, 'data-id': c.id },
+      h(
+        'div',
+        { class: 'comment-meta' },
+        c.minute !== null && c.minute !== undefined ? h('span', { class: 'minute' }, `${c.minute}′`) : null,
+        h('span', { class: `etype etype-${c.eventType.toLowerCase()}` }, c.eventType),
+        c.period ? h('span', { class: 'muted' }, c.period) : null,
+        c.team ? h('span', { class: 'muted' }, c.team) : null,
+      ),
+      h('p', { class: 'comment-msg' }, c.actor ? h('strong', {}, `${c.actor}: `) : null, c.message),
+      c.tags?.length ? h('p', { class: 'tags' }, c.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
+    );
+  }
+
+  function renderFeed(animateIds: number[]): void {
+    const animate = new Set(animateIds);
+    if (feed.length === 0) {
+      feedList.replaceChildren(h('li', { class: 'empty muted' }, 'No commentary yet.'));
+      return;
+    }
+    const els = feed.map((c) => {
+      let el = feedEls.get(c.id);
+      if (!el) {
+        el = commentaryEl(c, animate.has(c.id));
+        feedEls.set(c.id, el);
+      }
+      return el;
+    });
+    feedList.replaceChildren(...els);
+    moreBtn.hidden = !feedCursor;
+  }
+
+  async function loadCommentary(older = false): Promise<void> {
+    try {
+      const res = await api.listCommentary(matchId, COMMENTARY_PAGE, older ? feedCursor : null);
+      const merged = mergeCommentary(feed, res.data);
+      feed = merged.feed;
+      if (older || feedCursor === null) feedCursor = res.nextCursor;
+      renderFeed([]);
+    } catch (e) {
+      showNotice(`Could not load commentary: ${(e as Error).message}`);
+    }
+  }
+
+  // ------------------------------------------------------------------ radar, metrics, events
+  function renderLive(): void {
+    const s = stream;
+    const st = s.status?.status ?? 'no session';
+    sessionLine.textContent = `Session: ${st}${s.status?.message ? ` — ${s.status.message}` : ''}${
+      s.sessionId ? ` (${s.sessionId})` : ''
+    }${s.lastError ? ` · error: ${s.lastError}` : ''}`;
+    const now = performance.now();
+    const m = s.metrics;
+    const items: Array<[string, string]> = [
+      ['fps', `${displayFps(s, now).toFixed(1)} shown${m?.inference_fps !== undefined ? ` · ${m.inference_fps.toFixed(1)} inference` : ''}`],
+      ['latency', m?.latency_ms !== undefined ? `${Math.round(m.latency_ms)} ms` : s.frame ? `${Math.round(s.frame.latency_ms)} ms` : '—'],
+      ['device', m?.device ? `${m.device}${m.gpu?.name ? ` (${m.gpu.name})` : ''}` : '—'],
+      ['frames', m?.frames_processed !== undefined ? `${m.frames_processed}${m.dropped_frames ? ` (${m.dropped_frames} dropped)` : ''}` : '—'],
+    ];
+    metricsBar.replaceChildren(...items.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-metric': k }, v)]));
+    if (!s.frame) {
+      radarNote.textContent = 'No live frames. The radar moves while the match is being tracked.';
+    } else if (s.frame.coordinate_mode === 'pixel') {
+      radarNote.textContent = 'Uncalibrated: positions are drawn from the video picture, not pitch metres.';
+    } else {
+      radarNote.textContent = `${s.frame.players.length} players${s.frame.ball ? (s.frame.ball.predicted ? ' · ball predicted (dashed)' : ' · ball tracked') : ' · ball not seen'}`;
+    }
+  }
+
+  let renderedEvents: EventData[] | null = null;
+  function renderEvents(): void {
+    if (renderedEvents === stream.events) return;
+    renderedEvents = stream.events;
+    if (stream.events.length === 0) {
+      eventsList.replaceChildren(h('li', { class: 'muted' }, 'No events yet.'));
+      return;
+    }
+    eventsList.replaceChildren(
+      ...stream.events.slice(0, 50).map((e) =>
+        h(
+          'li',
+          { class: `event event-${e.kind}` },
+          h('span', { class: 'event-time' }, e.video_timestamp !== undefined ? fmtClock(e.video_timestamp) : ''),
+          h('span', { class: 'event-kind' }, e.kind.replace(/_/g, ' ')),
+          e.team ? h('span', { class: `team-dot team-${e.team}` }, e.team) : null,
+          e.player_track_id !== null && e.player_track_id !== undefined ? h('span', { class: 'muted' }, `#${e.player_track_id}`) : null,
+        ),
+      ),
+    );
+  }
+
+  let raf = 0;
+  function frameLoop(): void {
+    if (disposed) return;
+    if (radarDirty) {
+      radarDirty = false;
+      drawRadar(canvas, stream.frame ? sceneFromFrame(stream.frame) : null);
+      canvas.dataset.frame = String(stream.frame?.frame_number ?? '');
+      const first = stream.frame?.players[0];
+      canvas.dataset.firstPlayer = first?.pitch ? `${first.pitch.x.toFixed(2)},${first.pitch.y.toFixed(2)}` : '';
+    }
+    raf = requestAnimationFrame(frameLoop);
+  }
+  const metricsTimer = setInterval(() => {
+    renderLive();
+    renderEvents();
+  }, 500);
+  const onResize = () => {
+    radarDirty = true;
+  };
+  window.addEventListener('resize', onResize);
+
+  const live = new ReconnectingSocket({
+    url: () => wsUrl(`/ws/matches/${matchId}`),
+    onOpen: () => {
+      // The server sends a snapshot on every connect: start from it.
+      stream = emptyStream();
+      radarDirty = true;
+    },
+    onMessage: (text) => {
+      const msg = parseStreamMessage(text);
+      if (!msg) return;
+      stream = applyToStream(stream, msg, performance.now());
+      if (msg.type === 'frame' || msg.type === 'ball' || msg.type === 'players') radarDirty = true;
+    },
+    onState: (state: ConnectionState, detail) => {
+      streamBadge.set(state, detail);
+      if (state === 'disconnected' && detail.closeCode === 4404) showNotice('This match does not exist (any more).');
+    },
+  });
+
+  // ------------------------------------------------------------------ operator
+  function renderOperator(): void {
+    clear(operatorPanel);
+    if (!isOperator() || !match) {
+      operatorPanel.hidden = true;
+      return;
+    }
+    operatorPanel.hidden = false;
+    const m = match;
+    const ctlMsg = h('p', { class: 'form-msg', role: 'status' });
+    const ctl = (action: 'start' | 'pause' | 'stop' | 'restart', label: string) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          'data-action': action,
+          onclick: async () => {
+            ctlMsg.textContent = `${label}…`;
+            try {
+              match = await api.control(matchId, action);
+              ctlMsg.textContent = `${label}: ${match.status}`;
+              renderHeader();
+            } catch (e) {
+              ctlMsg.textContent = errText(e);
+            }
+          },
+        },
+        label,
+      );
+
+    // score
+    const home = h('input', { type: 'number', name: 'homeScore', min: '0', value: String(m.homeScore), required: true, inputMode: 'numeric' });
+    const away = h('input', { type: 'number', name: 'awayScore', min: '0', value: String(m.awayScore), required: true, inputMode: 'numeric' });
+    const scoreMsg = h('p', { class: 'form-msg', role: 'status' });
+    const scoreForm = h(
+      'form',
+      { class: 'inline-form', 'aria-labelledby': 'score-h' },
+      h('h3', { id: 'score-h' }, 'Score'),
+      h('div', { class: 'row' }, field(m.homeTeam, home), field(m.awayTeam, away)),
+      h('button', { type: 'submit' }, 'Update score'),
+      scoreMsg,
+    );
+    scoreForm.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      showFieldErrors(scoreForm, {});
+      try {
+        match = await api.updateScore(matchId, Number(home.value), Number(away.value));
+        scoreMsg.textContent = 'Score updated';
+        renderHeader();
+      } catch (e) {
+        scoreMsg.textContent = errText(e);
+        if (e instanceof ApiError) showFieldErrors(scoreForm, e.fields);
+      }
+    });
+
+    // commentary
+    const nextSeq = (feed[0]?.sequence ?? 0) + 1;
+    const seq = h('input', { type: 'number', name: 'sequence', min: '1', value: String(nextSeq), required: true });
+    const minute = h('input', { type: 'number', name: 'minute', min: '0' });
+    const etype = h('input', { type: 'text', name: 'eventType', required: true, value: 'comment', list: 'etypes' });
+    const period = h('input', { type: 'text', name: 'period', placeholder: '1st half' });
+    const actor = h('input', { type: 'text', name: 'actor' });
+    const team = h('input', { type: 'text', name: 'team' });
+    const message = h('textarea', { name: 'message', required: true, rows: 2 });
+    const tags = h('input', { type: 'text', name: 'tags', placeholder: 'goal, highlight' });
+    const cMsg = h('p', { class: 'form-msg', role: 'status' });
+    const cForm = h(
+      'form',
+      { class: 'inline-form', 'aria-labelledby': 'post-h' },
+      h('h3', { id: 'post-h' }, 'Post commentary'),
+      h(
+        'datalist',
+        { id: 'etypes' },
+        ['comment', 'goal', 'shot', 'foul', 'card', 'substitution', 'kickoff', 'half_time', 'full_time'].map((v) => h('option', { value: v })),
+      ),
+      field('Message', message),
+      h('div', { class: 'row' }, field('Event type', etype), field('Sequence', seq, '> 0, order within the match'), field('Minute', minute)),
+      h('div', { class: 'row' }, field('Period', period), field('Actor', actor), field('Team', team), field('Tags', tags, 'comma separated')),
+      h('button', { type: 'submit' }, 'Post'),
+      cMsg,
+    );
+    cForm.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      showFieldErrors(cForm, {});
+      const opt = (v: string) => (v.trim() ? v.trim() : undefined);
+      try {
+        const row = await api.postCommentary(matchId, {
+          sequence: Number(seq.value),
+          eventType: etype.value.trim(),
+          message: message.value.trim(),
+          minute: minute.value ? Number(minute.value) : undefined,
+          period: opt(period.value),
+          actor: opt(actor.value),
+          team: opt(team.value),
+          tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean),
+        });
+        const merged = mergeCommentary(feed, [row]);
+        feed = merged.feed;
+        renderFeed(merged.added);
+        cMsg.textContent = 'Posted';
+        message.value = '';
+        seq.value = String(row.sequence + 1);
+        message.focus();
+      } catch (e) {
+        cMsg.textContent = errText(e);
+        if (e instanceof ApiError) showFieldErrors(cForm, e.fields);
+      }
+    });
+
+    operatorPanel.append(
+      h('h2', { id: 'op-h' }, 'Operator'),
+      h(
+        'div',
+        { class: 'controls', role: 'group', 'aria-label': 'Tracking session' },
+        ctl('start', 'Start'),
+        ctl('pause', 'Pause'),
+        ctl('stop', 'Stop'),
+        ctl('restart', 'Restart'),
+        h('a', { class: 'button', href: `#/match/${matchId}/edit` }, 'Edit match'),
+        h('a', { class: 'button', href: `#/match/${matchId}/calibrate` }, 'Calibrate'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            onclick: async () => {
+              if (!confirm(`Delete ${m.homeTeam} v ${m.awayTeam}?`)) return;
+              try {
+                await api.deleteMatch(matchId);
+                location.hash = '#/';
+              } catch (e) {
+                ctlMsg.textContent = errText(e);
+              }
+            },
+          },
+          'Delete',
+        ),
+      ),
+      ctlMsg,
+      h('div', { class: 'op-forms' }, scoreForm, cForm),
+    );
+  }
+
+  function showNotice(text: string): void {
+    notice.textContent = text;
+    notice.hidden = false;
+  }
+
+  // ------------------------------------------------------------------ wiring
+  const offMsg = hub.on((msg) => {
+    if (msg.type === 'commentary' && msg.data.matchId === matchId) {
+      const merged = mergeCommentary(feed, [msg.data]);
+      feed = merged.feed;
+      renderFeed(merged.added);
+      return;
+    }
+    if (match) {
+      const next = applyToMatch(match, msg);
+      if (next !== match) {
+        const scoreChanged = next.homeScore !== match.homeScore || next.awayScore !== match.awayScore;
+        match = next;
+        renderHeader();
+        if (!scoreChanged) renderOperator();
+      }
+    }
+  });
+  const offResync = hub.onReconnect(() => {
+    void loadMatch();
+    void loadCommentary();
+  });
+
+  async function loadMatch(): Promise<void> {
+    try {
+      match = await api.getMatch(matchId);
+      notice.hidden = true;
+      renderHeader();
+      renderOperator();
+    } catch (e) {
+      showNotice(e instanceof ApiError && e.status === 404 ? 'This match does not exist.' : `Could not load the match: ${errText(e)}`);
+    }
+  }
+
+  hub.subscribe(matchId);
+  void loadMatch();
+  void loadCommentary();
+  renderFeed([]);
+  renderLive();
+  renderEvents();
+  live.connect();
+  raf = requestAnimationFrame(frameLoop);
+
+  return () => {
+    disposed = true;
+    cancelAnimationFrame(raf);
+    clearInterval(metricsTimer);
+    window.removeEventListener('resize', onResize);
+    hub.unsubscribe(matchId);
+    offMsg();
+    offResync();
+    live.close();
+  };
+}
+
+export function errText(e: unknown): string {
+  if (e instanceof ApiError) {
+    if (e.status === 401) return 'The operator token was refused (401): set it again in Operator.';
+    if (e.status === 429) return `Too many requests: try again in ${e.retryAfterSecs ?? 'a few'} s.`;
+    return `${e.message}${e.status ? ` (${e.status})` : ''}`;
+  }
+  return String(e);
+}
+
+function fmtClock(secs: number): string {
+  const m = Math.floor(secs / 60);
+  const s = Math.floor(secs % 60);
+  return `${m}:${String(s).padStart(2, '0')}`;
+}
