@@ -44,7 +44,7 @@ use crate::pitch::{LANDMARKS, Markings};
 use crate::raster::Canvas;
 use crate::render::{BALL_ID, Drawn, Palette};
 use crate::rng::Rng;
-use crate::sim::{CAMERA_POS, HZ, RawEvent, Sim};
+use crate::sim::{HZ, RawEvent, Sim};
 
 /// Why a match cannot be rendered or written.
 #[derive(Debug, thiserror::Error)]
@@ -267,7 +267,7 @@ impl SynthMatch {
         if self.cfg.motion_blur {
             if let Some(prev) = &self.prev {
                 for (o, p) in out.data.iter_mut().zip(prev) {
-                    *o = ((u16::from(*o) * 5 + u16::from(*p) * 3) >> 3) as u8;
+                    *o = ((u16::from(*o) * 11 + u16::from(*p) * 5) >> 4) as u8;
                 }
             }
             self.prev = Some(out.data.clone());
@@ -279,7 +279,7 @@ impl SynthMatch {
     }
 
     /// The point pairs a user would click on the last rendered frame: every pitch landmark in
-    /// view (8 px from the border) and not hidden by a player or the scoreboard.
+    /// view (8 px from the border) with no player or ball within 4 px, and not under the scoreboard.
     #[must_use]
     pub fn calibration(&self) -> Vec<CalibrationPoint> {
         let Some(cam) = &self.last_camera else {
@@ -297,8 +297,11 @@ impl SynthMatch {
                 if sb.is_some_and(|b| p.x < b.0 && p.y < b.1) {
                     return None;
                 }
-                let idx = p.y as usize * self.cfg.width as usize + p.x as usize;
-                if self.canvas.ids[idx] != 0 {
+                // Not under (or right beside) a player or the ball.
+                let (cx, cy, w) = (p.x as usize, p.y as usize, self.cfg.width as usize);
+                let covered = (cy - 4..=cy + 4)
+                    .any(|y| (cx - 4..=cx + 4).any(|x| self.canvas.ids[y * w + x] != 0));
+                if covered {
                     return None;
                 }
                 Some(CalibrationPoint {
@@ -482,7 +485,7 @@ pub fn simulate_events(seed: u64, duration_secs: f64, fps: u32) -> Vec<EventTrut
 fn camera_of(sim: &Sim, width: u32, height: u32) -> Camera {
     let t = sim.rig.target;
     Camera::look_at(
-        CAMERA_POS,
+        sim.camera_pos,
         v3(t.x, t.y, 0.0),
         sim.rig.fov_deg.to_radians(),
         width,

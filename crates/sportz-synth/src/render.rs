@@ -57,8 +57,6 @@ const SKIN: [[u8; 3]; 4] = [
 ];
 const HAIR: [[u8; 3]; 4] = [[40, 30, 20], [20, 15, 12], [90, 60, 30], [15, 12, 10]];
 const LINE: [u8; 3] = [236, 238, 236];
-/// Shadows fall towards the far touchline and the right goal.
-const SUN: V2 = V2 { x: 0.45, y: -0.89 };
 pub(crate) const BALL_ID: u16 = 24;
 
 /// Sum of absolute channel differences.
@@ -75,7 +73,17 @@ pub(crate) struct Palette {
     pub away: Kit,
     pub home_keeper: [u8; 3],
     pub away_keeper: [u8; 3],
+    /// The two mowing-stripe greens.
+    pub grass: [[u8; 3]; 2],
+    /// Ground direction shadows fall in (unit vector, metres).
+    pub sun: V2,
 }
+
+const GRASS: [[[u8; 3]; 2]; 3] = [
+    [[56, 134, 52], [46, 118, 44]],
+    [[64, 140, 46], [54, 124, 40]],
+    [[48, 124, 58], [40, 110, 50]],
+];
 
 impl Palette {
     pub(crate) fn pick(r: u64) -> Self {
@@ -101,6 +109,13 @@ impl Palette {
             away: KITS[a],
             home_keeper: k1,
             away_keeper: k2,
+            grass: GRASS[((r >> 32) % GRASS.len() as u64) as usize],
+            sun: {
+                // From behind the camera's left or right, towards the far side.
+                let a =
+                    ((r >> 40) % 1000) as f64 / 1000.0 * 1.6 - 0.8 - std::f64::consts::FRAC_PI_2;
+                v2(a.cos(), a.sin())
+            },
         }
     }
 
@@ -182,17 +197,25 @@ pub(crate) fn render(
     scoreboard: bool,
 ) -> (Vec<Drawn>, Drawn) {
     canvas.clear_ids();
-    ground(canvas, cam, grain);
+    ground(canvas, cam, grain, palette.grass);
     lines(canvas, cam, marks);
     boards(canvas, cam);
     for p in &sim.people {
-        shadow(canvas, cam, p.pos, 0.85 * p.height_m / 1.8, 0.28);
+        shadow(
+            canvas,
+            cam,
+            palette.sun,
+            p.pos,
+            0.85 * p.height_m / 1.8,
+            0.28,
+        );
     }
     let b = &sim.ball;
     shadow(
         canvas,
         cam,
-        b.pos + SUN * (b.h * 0.5),
+        palette.sun,
+        b.pos + palette.sun * (b.h * 0.5),
         0.14 + b.h * 0.02,
         0.13 + b.h * 0.01,
     );
@@ -225,7 +248,8 @@ pub(crate) fn render(
 
 /// The ground: where each pixel's ray meets z = 0 (the exact inverse of the camera's
 /// projection), shaded as grass with mowing stripes, the surround, or the stands.
-fn ground(canvas: &mut Canvas, cam: &Camera, grain: &[u8]) {
+fn ground(canvas: &mut Canvas, cam: &Camera, grain: &[u8], grass: [[u8; 3]; 2]) {
+    let [ga, gb] = grass;
     let (w, h) = (canvas.width as usize, canvas.height as usize);
     let c = cam.pos;
     let ru = cam.right * (1.0 / cam.focal_px);
@@ -255,11 +279,8 @@ fn ground(canvas: &mut Canvas, cam: &Camera, grain: &[u8]) {
                     let band = ((x + L) * stripe) as u32 & 1;
                     let n = grain[((((x + 64.0) * 6.0) as usize & 255) << 8)
                         | (((y + 64.0) * 6.0) as usize & 255)];
-                    if band == 0 {
-                        [56 + n / 2, 134 + n, 52 + n / 2]
-                    } else {
-                        [46 + n / 2, 118 + n, 44 + n / 2]
-                    }
+                    let g = if band == 0 { ga } else { gb };
+                    [g[0] + n / 2, g[1] + n, g[2] + n / 2]
                 }
             };
             px.copy_from_slice(&colour);
@@ -467,12 +488,12 @@ fn goal(canvas: &mut Canvas, cam: &Camera, gx: f64) {
     );
 }
 
-fn shadow(canvas: &mut Canvas, cam: &Camera, foot: V2, along: f64, across: f64) {
-    let c = foot + SUN * (along * 0.8);
+fn shadow(canvas: &mut Canvas, cam: &Camera, sun: V2, foot: V2, along: f64, across: f64) {
+    let c = foot + sun * (along * 0.8);
     let poly: Option<Vec<V2>> = (0..14)
         .map(|i| {
             let t = f64::from(i) / 14.0 * std::f64::consts::TAU;
-            let p = c + SUN * (along * t.cos()) + SUN.perp() * (across * t.sin());
+            let p = c + sun * (along * t.cos()) + sun.perp() * (across * t.sin());
             cam.project(v3(p.x, p.y, 0.0))
         })
         .collect();

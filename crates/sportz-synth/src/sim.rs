@@ -20,9 +20,6 @@ pub(crate) const GOAL_HALF_M: f64 = 3.66;
 pub(crate) const CROSSBAR_M: f64 = 2.44;
 pub(crate) const BALL_R: f64 = 0.11;
 const G: f64 = 9.81;
-/// The broadcast camera's fixed position: on the halfway line, 30 m behind the near touchline,
-/// 20 m up.
-pub(crate) const CAMERA_POS: V3 = v3(L / 2.0, W + 30.0, 20.0);
 
 #[derive(Debug, Clone)]
 pub(crate) struct Person {
@@ -129,6 +126,9 @@ pub(crate) struct Sim {
     pub events: Vec<RawEvent>,
     pub possession: Option<TeamSide>,
     pub rig: Rig,
+    /// The broadcast camera's fixed position (seeded): near the halfway line, 24–38 m behind
+    /// the near touchline, 14–24 m up.
+    pub camera_pos: V3,
     minute: i64,
     out_done: bool,
     goal_done: bool,
@@ -265,6 +265,7 @@ impl Sim {
                 vel: v2(0.0, 0.0),
                 fov_deg: 30.0,
             },
+            camera_pos: v3(L / 2.0, W + 30.0, 20.0),
             minute: -1,
             out_done: false,
             goal_done: false,
@@ -275,6 +276,11 @@ impl Sim {
             receiver: None,
             last_change: -10.0,
         };
+        sim.camera_pos = v3(
+            L / 2.0 + sim.rng.range(-3.0, 3.0),
+            W + sim.rng.range(24.0, 38.0),
+            sim.rng.range(14.0, 24.0),
+        );
         let kicker = if sim.rng.chance(0.5) {
             TeamSide::Home
         } else {
@@ -1071,7 +1077,7 @@ impl Sim {
     // ---- camera -----------------------------------------------------------------------------
 
     fn desired_fov(&self, target: V2) -> f64 {
-        let c = CAMERA_POS;
+        let c = self.camera_pos;
         let dist = (v3(target.x, target.y, 0.0) - c)
             .dot(v3(target.x, target.y, 0.0) - c)
             .sqrt();

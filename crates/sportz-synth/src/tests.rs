@@ -252,8 +252,14 @@ fn boxes_are_the_rendered_extents() {
 
 #[test]
 fn the_first_frame_offers_calibration_points_that_fit_the_homography() {
+    for seed in 0..8 {
+        check_calibration(seed);
+    }
+}
+
+fn check_calibration(seed: u64) {
     let mut m = SynthMatch::new(
-        4,
+        seed,
         SynthConfig {
             scoreboard: true,
             ..plain(640, 360)
