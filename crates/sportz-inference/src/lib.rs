@@ -1,0 +1,798 @@
+//! ONNX Runtime inference (issue 7): the only crate that uses `ort`.
+//!
+//! [`Detector::load`] opens a model on the first execution provider that works (CUDA →
+//! TensorRT → DirectML → CoreML → CPU by default), reads its input size, output shapes and
+//! `names` metadata, builds the [`sportz_vision`] [`ModelAdapter`] (which refuses a model that
+//! fits no layout, listing the shapes found and the layouts supported) and runs it once to warm
+//! up. [`Detector::detect`] turns an RGB frame into [`Detections`] in source pixels.
+//!
+//! - [`runtime`]: finding and loading the ONNX Runtime library (once per process).
+//! - [`Provider`]: the execution providers and their order.
+//! - [`tiny_onnx`]: tiny constant-output models for tests and examples.
+
+pub mod runtime;
+pub mod tiny_onnx;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use ort::ep::{self, ExecutionProvider, ExecutionProviderDispatch};
+use ort::session::Session;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::value::{DynTensor, DynValue, Tensor, TensorElementType, ValueType};
+use sportz_vision::RgbImage;
+use sportz_vision::detect::{
+    DecodeConfig, DetectError, Detections, InputTransform, ModelAdapter, ModelSpec, OutputTensor,
+    TensorShape,
+};
+use sportz_vision::image::ImageError;
+use thiserror::Error;
+
+/// Why a model cannot be loaded or run.
+#[derive(Debug, Error)]
+pub enum InferenceError {
+    /// The ONNX Runtime library is missing or unusable.
+    #[error("{0}")]
+    Runtime(String),
+    #[error("model file {} does not exist", .0.display())]
+    ModelMissing(PathBuf),
+    #[error("cannot read the model {}: {reason}", path.display())]
+    Load { path: PathBuf, reason: String },
+    #[error("cannot read the class names file {}: {reason}", path.display())]
+    Names { path: PathBuf, reason: String },
+    #[error("model {} has no usable image input: expected a float32 [1,3,H,W] tensor, found {found}", path.display())]
+    Input { path: PathBuf, found: String },
+    /// The outputs fit no layout, or the names do not fit them.
+    #[error("model {} cannot be used: {source}", path.display())]
+    Model { path: PathBuf, source: DetectError },
+    /// No execution provider could open the model.
+    #[error("no execution provider could open {}: {tried}", path.display())]
+    NoProvider { path: PathBuf, tried: String },
+    #[error("inference failed: {0}")]
+    Run(String),
+    /// The outputs of a run are not what the layout promised.
+    #[error("unexpected model output: {0}")]
+    Output(DetectError),
+    #[error(transparent)]
+    Image(#[from] ImageError),
+}
+
+/// An execution provider, in the order they are tried by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    Cuda,
+    TensorRt,
+    DirectMl,
+    CoreMl,
+    Cpu,
+}
+
+impl Provider {
+    /// CUDA → TensorRT → DirectML → CoreML → CPU.
+    pub const DEFAULT_ORDER: [Self; 5] = [
+        Self::Cuda,
+        Self::TensorRt,
+        Self::DirectMl,
+        Self::CoreMl,
+        Self::Cpu,
+    ];
+
+    /// The short name used in options and logs (`cuda`, `tensorrt`, `directml`, `coreml`, `cpu`).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Cuda => "cuda",
+            Self::TensorRt => "tensorrt",
+            Self::DirectMl => "directml",
+            Self::CoreMl => "coreml",
+            Self::Cpu => "cpu",
+        }
+    }
+
+    /// The device string reported in heartbeats and metrics (`cpu`, `cuda:0`, …).
+    #[must_use]
+    pub fn device(self, device_id: i32) -> String {
+        match self {
+            Self::Cpu | Self::CoreMl => self.name().to_owned(),
+            Self::Cuda | Self::TensorRt | Self::DirectMl => format!("{}:{device_id}", self.name()),
+        }
+    }
+
+    /// Whether the loaded ONNX Runtime was built with this provider (CPU always is).
+    #[must_use]
+    pub fn compiled_in(self) -> bool {
+        let r = match self {
+            Self::Cpu => return true,
+            Self::Cuda => ep::CUDA::is_available(),
+            Self::TensorRt => ep::TensorRT::is_available(),
+            Self::DirectMl => ep::DirectML::is_available(),
+            Self::CoreMl => ep::CoreML::is_available(),
+        };
+        r.unwrap_or(false)
+    }
+
+    fn dispatch(self, device_id: i32) -> ExecutionProviderDispatch {
+        let d = match self {
+            Self::Cuda => ep::CUDA::default().with_device_id(device_id).build(),
+            Self::TensorRt => ep::TensorRT::default().with_device_id(device_id).build(),
+            Self::DirectMl => ep::DirectML::default().with_device_id(device_id).build(),
+            Self::CoreMl => ep::CoreML::default().build(),
+            Self::Cpu => ep::CPU::default().build(),
+        };
+        d.error_on_failure()
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Provider {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cuda" => Ok(Self::Cuda),
+            "tensorrt" | "trt" => Ok(Self::TensorRt),
+            "directml" | "dml" => Ok(Self::DirectMl),
+            "coreml" => Ok(Self::CoreMl),
+            "cpu" => Ok(Self::Cpu),
+            other => Err(format!(
+                "unknown execution provider `{other}`, expected one of cuda, tensorrt, directml, coreml, cpu"
+            )),
+        }
+    }
+}
+
+/// How a detector is loaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetectorOptions {
+    /// Tried in order; the first that opens the model wins. CPU is tried last even when absent.
+    pub providers: Vec<Provider>,
+    /// The GPU index for CUDA, TensorRT and DirectML.
+    pub device_id: i32,
+    /// Intra-op threads; `None`: the number of cores (one session per machine is the norm on a
+    /// CPU, where the worker's capacity is 1).
+    pub threads: Option<usize>,
+    /// Thresholds of decoding (confidence, NMS IoU, maximum detections).
+    pub decode: DecodeConfig,
+    /// A class names file (one name a line); it wins over the model's `names` metadata.
+    /// `None`: `<model>.names` beside the model when it exists.
+    pub sidecar_names: Option<PathBuf>,
+    /// Records an ONNX Runtime profile, for [`Detector::providers_used`].
+    pub profile: bool,
+}
+
+impl Default for DetectorOptions {
+    fn default() -> Self {
+        Self {
+            providers: Provider::DEFAULT_ORDER.to_vec(),
+            device_id: 0,
+            threads: None,
+            decode: DecodeConfig::default(),
+            sidecar_names: None,
+            profile: false,
+        }
+    }
+}
+
+impl DetectorOptions {
+    /// Only the CPU provider.
+    #[must_use]
+    pub fn cpu() -> Self {
+        Self {
+            providers: vec![Provider::Cpu],
+            ..Self::default()
+        }
+    }
+
+    /// The intra-op thread count these options give.
+    #[must_use]
+    pub fn intra_threads(&self) -> usize {
+        self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
+    }
+}
+
+/// Where the time of one [`Detector::detect`] went, in ms.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DetectTiming {
+    /// Letterbox/resize and the NCHW tensor.
+    pub preprocess_ms: f64,
+    /// `session.run`.
+    pub run_ms: f64,
+    /// Reading the outputs, decoding, NMS, mapping back to source pixels.
+    pub decode_ms: f64,
+}
+
+impl DetectTiming {
+    #[must_use]
+    pub fn total_ms(&self) -> f64 {
+        self.preprocess_ms + self.run_ms + self.decode_ms
+    }
+}
+
+/// A second model input besides the image (RT-DETR's `orig_target_sizes`): fed the model input
+/// size, so boxes come back in input pixels.
+#[derive(Debug, Clone)]
+struct SizeInput {
+    name: String,
+    ty: TensorElementType,
+}
+
+/// A loaded detector: one ONNX Runtime session and the model's adapter.
+#[derive(Debug)]
+pub struct Detector {
+    session: Session,
+    adapter: ModelAdapter,
+    path: PathBuf,
+    input_name: String,
+    size_input: Option<SizeInput>,
+    output_names: Vec<String>,
+    provider: Provider,
+    device: String,
+    decode: DecodeConfig,
+}
+
+fn shape_text(v: &ValueType) -> String {
+    match v {
+        ValueType::Tensor { ty, shape, .. } => {
+            let dims: Vec<String> = shape
+                .iter()
+                .map(|&d| if d < 0 { "?".into() } else { d.to_string() })
+                .collect();
+            format!("{ty:?} [{}]", dims.join(","))
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+/// `imgsz` metadata as Ultralytics writes it (`[640, 640]` = h, w), for dynamic inputs.
+fn imgsz_metadata(metadata: &[(String, String)]) -> Option<(u32, u32)> {
+    let (_, v) = metadata.iter().find(|(k, _)| k == "imgsz")?;
+    let nums: Vec<u32> = v
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| s.parse().ok())
+        .collect();
+    match nums.as_slice() {
+        [s] => Some((*s, *s)),
+        [h, w] => Some((*w, *h)),
+        _ => None,
+    }
+}
+
+/// Input size when the model declares dynamic height/width and says nothing else.
+const DEFAULT_INPUT: u32 = 640;
+
+impl Detector {
+    /// Opens `path` on the first provider of `options.providers` that works, builds the adapter
+    /// and runs a warm-up inference.
+    ///
+    /// # Errors
+    /// A missing file (named), a library problem, a model no provider opens, an input that is not
+    /// an image, outputs that fit no layout (listing the shapes found and the layouts supported),
+    /// or a warm-up run whose outputs do not decode.
+    pub fn load(path: impl AsRef<Path>, options: &DetectorOptions) -> Result<Self, InferenceError> {
+        let path = path.as_ref().to_path_buf();
+        if !path.is_file() {
+            return Err(InferenceError::ModelMissing(path));
+        }
+        let sidecar_path = options.sidecar_names.clone().or_else(|| {
+            let p = path.with_extension("names");
+            p.is_file().then_some(p)
+        });
+        let sidecar = sidecar_path
+            .as_ref()
+            .map(|p| {
+                std::fs::read_to_string(p).map_err(|e| InferenceError::Names {
+                    path: p.clone(),
+                    reason: e.to_string(),
+                })
+            })
+            .transpose()?;
+        let env = runtime::environment()?;
+        let threads = options.intra_threads();
+
+        let mut order = options.providers.clone();
+        if !order.contains(&Provider::Cpu) {
+            order.push(Provider::Cpu);
+        }
+        let mut tried = Vec::new();
+        let mut opened = None;
+        for provider in order {
+            if !provider.compiled_in() {
+                tracing::info!(%provider, "execution provider not in this ONNX Runtime build; skipped");
+                tried.push(format!("{provider}: not in this ONNX Runtime build"));
+                continue;
+            }
+            match open_session(env, &path, provider, options, threads) {
+                Ok(session) => {
+                    opened = Some((provider, session));
+                    break;
+                }
+                Err(reason) => {
+                    tracing::warn!(%provider, model = %path.display(), "execution provider failed: {reason}");
+                    tried.push(format!("{provider}: {reason}"));
+                }
+            }
+        }
+        let Some((provider, session)) = opened else {
+            return Err(InferenceError::NoProvider {
+                path,
+                tried: tried.join("; "),
+            });
+        };
+        let device = provider.device(options.device_id);
+
+        let metadata = read_metadata(&session);
+        let ImageInput {
+            name: input_name,
+            size: input_size,
+            size_input,
+        } = image_input(&session, &path, &metadata)?;
+        let outputs: Vec<TensorShape> = session
+            .outputs()
+            .iter()
+            .map(|o| {
+                let dims = o
+                    .dtype()
+                    .tensor_shape()
+                    .map_or_else(Vec::new, |s| s.to_vec());
+                TensorShape::new(o.name(), &dims)
+            })
+            .collect();
+        let output_names = outputs.iter().map(|o| o.name.clone()).collect();
+        let adapter = ModelAdapter::new(&ModelSpec {
+            input: input_size,
+            outputs: &outputs,
+            metadata: &metadata,
+            sidecar_names: sidecar.as_deref(),
+        })
+        .map_err(|source| InferenceError::Model {
+            path: path.clone(),
+            source,
+        })?;
+
+        let mut detector = Self {
+            session,
+            adapter,
+            path,
+            input_name,
+            size_input,
+            output_names,
+            provider,
+            device,
+            decode: options.decode,
+        };
+        let started = Instant::now();
+        detector.warm_up()?;
+        tracing::info!(
+            model = %detector.path.display(),
+            device = %detector.device,
+            layout = detector.adapter.layout().name(),
+            input = ?detector.adapter.input(),
+            threads,
+            warm_up_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "detector loaded"
+        );
+        Ok(detector)
+    }
+
+    /// One run on a grey image of the input size, decoded: the first run allocates, and a model
+    /// whose real outputs contradict its declared shapes fails here rather than mid-match.
+    fn warm_up(&mut self) -> Result<(), InferenceError> {
+        let (w, h) = self.adapter.input();
+        let pixels = vec![114u8; w as usize * h as usize * 3];
+        let image = RgbImage::new(&pixels, w, h)?;
+        self.detect(&image).map(|_| ())
+    }
+
+    /// Detects in one RGB frame: boxes in its pixels, classes mapped to the contract's.
+    ///
+    /// # Errors
+    /// The run fails, or its outputs are not what the model's layout promised.
+    pub fn detect(
+        &mut self,
+        image: &RgbImage<'_>,
+    ) -> Result<(Detections, DetectTiming), InferenceError> {
+        let t0 = Instant::now();
+        let (input, transform) = self.adapter.prepare(image);
+        let t1 = Instant::now();
+        let (detections, run_ms) = self.run_and_decode(input, &transform)?;
+        let total = t1.elapsed().as_secs_f64() * 1000.0;
+        Ok((
+            detections,
+            DetectTiming {
+                preprocess_ms: (t1 - t0).as_secs_f64() * 1000.0,
+                run_ms,
+                decode_ms: (total - run_ms).max(0.0),
+            },
+        ))
+    }
+
+    fn run_and_decode(
+        &mut self,
+        input: Vec<f32>,
+        transform: &InputTransform,
+    ) -> Result<(Detections, f64), InferenceError> {
+        let (w, h) = self.adapter.input();
+        let image = Tensor::from_array(([1usize, 3, h as usize, w as usize], input))
+            .map_err(|e| InferenceError::Run(e.to_string()))?;
+        let mut inputs: Vec<(Cow<'_, str>, ort::session::SessionInputValue<'_>)> =
+            vec![(Cow::Borrowed(self.input_name.as_str()), image.into())];
+        if let Some(size) = &self.size_input {
+            let value = size_tensor(size.ty, (w, h))?;
+            inputs.push((Cow::Borrowed(size.name.as_str()), value.into()));
+        }
+        let started = Instant::now();
+        let outputs = self
+            .session
+            .run(inputs)
+            .map_err(|e| InferenceError::Run(e.to_string()))?;
+        let run_ms = started.elapsed().as_secs_f64() * 1000.0;
+
+        let mut shapes = Vec::with_capacity(self.output_names.len());
+        let mut datas = Vec::with_capacity(self.output_names.len());
+        for name in &self.output_names {
+            let value = outputs.get(name.as_str()).ok_or_else(|| {
+                InferenceError::Output(DetectError::WrongShape {
+                    name: name.clone(),
+                    shape: Vec::new(),
+                    expected: "an output of this name".into(),
+                })
+            })?;
+            let (shape, data) = tensor_f32(name, value)?;
+            shapes.push(shape);
+            datas.push(data);
+        }
+        let tensors: Vec<OutputTensor<'_>> = self
+            .output_names
+            .iter()
+            .zip(shapes.iter().zip(&datas))
+            .map(|(name, (shape, data))| OutputTensor { name, shape, data })
+            .collect();
+        let detections = self
+            .adapter
+            .decode(&tensors, transform, &self.decode)
+            .map_err(InferenceError::Output)?;
+        Ok((detections, run_ms))
+    }
+
+    /// Bare `session.run` on an already prepared input tensor (for benchmarks): its time in ms.
+    ///
+    /// # Errors
+    /// The run fails.
+    pub fn run_only(&mut self, input: Vec<f32>) -> Result<f64, InferenceError> {
+        let (w, h) = self.adapter.input();
+        let image = Tensor::from_array(([1usize, 3, h as usize, w as usize], input))
+            .map_err(|e| InferenceError::Run(e.to_string()))?;
+        let mut inputs: Vec<(Cow<'_, str>, ort::session::SessionInputValue<'_>)> =
+            vec![(Cow::Borrowed(self.input_name.as_str()), image.into())];
+        if let Some(size) = &self.size_input {
+            inputs.push((
+                Cow::Borrowed(size.name.as_str()),
+                size_tensor(size.ty, (w, h))?.into(),
+            ));
+        }
+        let started = Instant::now();
+        let outputs = self
+            .session
+            .run(inputs)
+            .map_err(|e| InferenceError::Run(e.to_string()))?;
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        drop(outputs);
+        Ok(ms)
+    }
+
+    /// The execution device, e.g. `cpu` or `cuda:0`.
+    #[must_use]
+    pub fn device(&self) -> &str {
+        &self.device
+    }
+
+    /// The provider the session was opened with.
+    #[must_use]
+    pub const fn provider(&self) -> Provider {
+        self.provider
+    }
+
+    #[must_use]
+    pub const fn adapter(&self) -> &ModelAdapter {
+        &self.adapter
+    }
+
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The model's file name, for heartbeats.
+    #[must_use]
+    pub fn model_name(&self) -> String {
+        self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
+
+    #[must_use]
+    pub const fn decode_config(&self) -> &DecodeConfig {
+        &self.decode
+    }
+
+    /// Changes the decoding thresholds (a session's confidence threshold).
+    pub const fn set_decode_config(&mut self, decode: DecodeConfig) {
+        self.decode = decode;
+    }
+
+    /// Ends profiling (the detector must be loaded with `profile: true`) and counts the nodes
+    /// each execution provider ran: the provider actually used, not just the one registered.
+    ///
+    /// # Errors
+    /// Profiling was not enabled or its file cannot be read.
+    pub fn providers_used(&mut self) -> Result<Vec<(String, usize)>, InferenceError> {
+        let file = self
+            .session
+            .end_profiling()
+            .map_err(|e| InferenceError::Run(format!("cannot end profiling: {e}")))?;
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| InferenceError::Run(format!("cannot read the profile {file}: {e}")))?;
+        let _ = std::fs::remove_file(&file);
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        let key = "\"provider\" : \"";
+        let alt = "\"provider\":\"";
+        for (i, _) in text.match_indices("\"provider\"") {
+            let rest = &text[i..];
+            let start = if rest.starts_with(key) {
+                key.len()
+            } else if rest.starts_with(alt) {
+                alt.len()
+            } else {
+                continue;
+            };
+            let Some(end) = rest[start..].find('"') else {
+                continue;
+            };
+            let name = &rest[start..start + end];
+            match counts.iter_mut().find(|(n, _)| n == name) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((name.to_owned(), 1)),
+            }
+        }
+        counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+        Ok(counts)
+    }
+}
+
+fn open_session(
+    env: &ort::environment::Environment,
+    path: &Path,
+    provider: Provider,
+    options: &DetectorOptions,
+    threads: usize,
+) -> Result<Session, String> {
+    let mut builder = Session::builder(env)
+        .map_err(|e| e.to_string())?
+        .with_optimization_level(GraphOptimizationLevel::All)
+        .map_err(|e| e.to_string())?
+        .with_intra_threads(threads)
+        .map_err(|e| e.to_string())?
+        .with_inter_threads(1)
+        .map_err(|e| e.to_string())?
+        .with_execution_providers([provider.dispatch(options.device_id)])
+        .map_err(|e| e.to_string())?;
+    if options.profile {
+        let prefix =
+            std::env::temp_dir().join(format!("sportz-ort-profile-{}", std::process::id()));
+        builder = builder.with_profiling(prefix).map_err(|e| e.to_string())?;
+    }
+    builder.commit_from_file(path).map_err(|e| e.to_string())
+}
+
+fn read_metadata(session: &Session) -> Vec<(String, String)> {
+    let Ok(meta) = session.metadata() else {
+        return Vec::new();
+    };
+    let keys = meta.custom_keys().unwrap_or_default();
+    let mut pairs: Vec<(String, String)> = keys
+        .into_iter()
+        .filter_map(|k| meta.custom(&k).map(|v| (k, v)))
+        .collect();
+    if let Some(d) = meta.description().filter(|d| !d.is_empty()) {
+        pairs.push(("description".into(), d));
+    }
+    if let Some(p) = meta.producer().filter(|p| !p.is_empty()) {
+        pairs.push(("producer".into(), p));
+    }
+    pairs
+}
+
+/// The model's image input and what else it takes.
+struct ImageInput {
+    name: String,
+    /// `(width, height)`.
+    size: (u32, u32),
+    size_input: Option<SizeInput>,
+}
+
+/// The image input (the first float `[N,3,H,W]` input), its size, and an optional size input.
+fn image_input(
+    session: &Session,
+    path: &Path,
+    metadata: &[(String, String)],
+) -> Result<ImageInput, InferenceError> {
+    let found = || {
+        session
+            .inputs()
+            .iter()
+            .map(|i| format!("{} {}", i.name(), shape_text(i.dtype())))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let image = session.inputs().iter().find(|i| {
+        matches!(i.dtype(), ValueType::Tensor { ty: TensorElementType::Float32, shape, .. }
+            if shape.len() == 4 && (shape[1] == 3 || shape[1] < 0))
+    });
+    let Some(image) = image else {
+        return Err(InferenceError::Input {
+            path: path.to_path_buf(),
+            found: found(),
+        });
+    };
+    let shape = image
+        .dtype()
+        .tensor_shape()
+        .map(|s| s.to_vec())
+        .unwrap_or_default();
+    let dim = |d: i64| u32::try_from(d).ok().filter(|d| *d > 0);
+    let size = match (dim(shape[3]), dim(shape[2])) {
+        (Some(w), Some(h)) => (w, h),
+        _ => imgsz_metadata(metadata).unwrap_or((DEFAULT_INPUT, DEFAULT_INPUT)),
+    };
+    let mut size_input = None;
+    for other in session.inputs().iter().filter(|i| i.name() != image.name()) {
+        match other.dtype() {
+            ValueType::Tensor { ty, shape, .. }
+                if shape.last() == Some(&2)
+                    && matches!(
+                        ty,
+                        TensorElementType::Int64
+                            | TensorElementType::Int32
+                            | TensorElementType::Float32
+                    ) =>
+            {
+                size_input = Some(SizeInput {
+                    name: other.name().to_owned(),
+                    ty: *ty,
+                });
+            }
+            _ => {
+                return Err(InferenceError::Input {
+                    path: path.to_path_buf(),
+                    found: found(),
+                });
+            }
+        }
+    }
+    Ok(ImageInput {
+        name: image.name().to_owned(),
+        size,
+        size_input,
+    })
+}
+
+fn size_tensor(ty: TensorElementType, (w, h): (u32, u32)) -> Result<DynTensor, InferenceError> {
+    let r = match ty {
+        TensorElementType::Int64 => {
+            Tensor::from_array(([1usize, 2], vec![i64::from(w), i64::from(h)])).map(Tensor::upcast)
+        }
+        TensorElementType::Int32 => Tensor::from_array((
+            [1usize, 2],
+            vec![
+                i32::try_from(w).unwrap_or(i32::MAX),
+                i32::try_from(h).unwrap_or(i32::MAX),
+            ],
+        ))
+        .map(Tensor::upcast),
+        _ => {
+            #[allow(clippy::cast_precision_loss)] // input sizes are small
+            let v = vec![w as f32, h as f32];
+            Tensor::from_array(([1usize, 2], v)).map(Tensor::upcast)
+        }
+    };
+    r.map_err(|e| InferenceError::Run(e.to_string()))
+}
+
+/// An output's concrete shape and values as f32 (integer outputs such as labels converted).
+fn tensor_f32<'a>(
+    name: &str,
+    value: &'a DynValue,
+) -> Result<(Vec<usize>, Cow<'a, [f32]>), InferenceError> {
+    let wrong = |what: String| {
+        InferenceError::Output(DetectError::WrongShape {
+            name: name.to_owned(),
+            shape: Vec::new(),
+            expected: what,
+        })
+    };
+    let ty = match value.dtype() {
+        ValueType::Tensor { ty, .. } => *ty,
+        other => return Err(wrong(format!("a tensor, got {other:?}"))),
+    };
+    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+    // class labels and coordinates fit f32
+    let (shape, data): (Vec<i64>, Cow<'a, [f32]>) = match ty {
+        TensorElementType::Float32 => {
+            let (s, d) = value
+                .try_extract_tensor::<f32>()
+                .map_err(|e| wrong(e.to_string()))?;
+            (s.to_vec(), Cow::Borrowed(d))
+        }
+        TensorElementType::Float64 => {
+            let (s, d) = value
+                .try_extract_tensor::<f64>()
+                .map_err(|e| wrong(e.to_string()))?;
+            (
+                s.to_vec(),
+                Cow::Owned(d.iter().map(|v| *v as f32).collect()),
+            )
+        }
+        TensorElementType::Int64 => {
+            let (s, d) = value
+                .try_extract_tensor::<i64>()
+                .map_err(|e| wrong(e.to_string()))?;
+            (
+                s.to_vec(),
+                Cow::Owned(d.iter().map(|v| *v as f32).collect()),
+            )
+        }
+        TensorElementType::Int32 => {
+            let (s, d) = value
+                .try_extract_tensor::<i32>()
+                .map_err(|e| wrong(e.to_string()))?;
+            (
+                s.to_vec(),
+                Cow::Owned(d.iter().map(|v| *v as f32).collect()),
+            )
+        }
+        other => {
+            return Err(wrong(format!(
+                "float32, float64, int64 or int32, got {other:?}"
+            )));
+        }
+    };
+    let shape = shape
+        .into_iter()
+        .map(|d| usize::try_from(d).unwrap_or(0))
+        .collect();
+    Ok((shape, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn providers_parse_and_name_their_devices() {
+        assert_eq!("CUDA".parse::<Provider>(), Ok(Provider::Cuda));
+        assert_eq!("trt".parse::<Provider>(), Ok(Provider::TensorRt));
+        assert!("tpu".parse::<Provider>().unwrap_err().contains("tpu"));
+        assert_eq!(Provider::Cuda.device(1), "cuda:1");
+        assert_eq!(Provider::Cpu.device(0), "cpu");
+        assert_eq!(Provider::DEFAULT_ORDER.last(), Some(&Provider::Cpu));
+    }
+
+    #[test]
+    fn imgsz_metadata_is_height_then_width() {
+        let m = |v: &str| vec![("imgsz".to_owned(), v.to_owned())];
+        assert_eq!(imgsz_metadata(&m("[384, 640]")), Some((640, 384)));
+        assert_eq!(imgsz_metadata(&m("416")), Some((416, 416)));
+        assert_eq!(imgsz_metadata(&m("big")), None);
+        assert_eq!(imgsz_metadata(&[]), None);
+    }
+}
