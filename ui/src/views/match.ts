@@ -284,7 +284,7 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
     const scoreMsg = h('p', { class: 'form-msg', role: 'status' });
     const scoreForm = h(
       'form',
-      { class: 'inline-form', 'aria-labelledby': 'score-h' },
+      { class: 'inline-form', 'aria-labelledby': 'score-h', novalidate: true },
       h('h3', { id: 'score-h' }, 'Score'),
       h('div', { class: 'row' }, field(m.homeTeam, home), field(m.awayTeam, away)),
       h('button', { type: 'submit' }, 'Update score'),
@@ -316,7 +316,7 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
     const cMsg = h('p', { class: 'form-msg', role: 'status' });
     const cForm = h(
       'form',
-      { class: 'inline-form', 'aria-labelledby': 'post-h' },
+      { class: 'inline-form', 'aria-labelledby': 'post-h', novalidate: true },
       h('h3', { id: 'post-h' }, 'Post commentary'),
       h(
         'datalist',

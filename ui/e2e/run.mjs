@@ -1,0 +1,218 @@
+// End-to-end: Debian's Chromium driven by playwright-core against a real `sportz --headless` on
+// embedded defaults (or, with --mock, against e2e/mock-server.mjs). Screenshots go to test-results/.
+//   npm run test:e2e                 SPORTZ_BIN (default ../target/debug/sportz)
+//   npm run test:e2e -- --mock
+// Ends with a line "N passed, N failed".
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const uiDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const repo = resolve(uiDir, '..');
+const out = join(uiDir, 'test-results');
+mkdirSync(out, { recursive: true });
+const MOCK = process.argv.includes('--mock');
+const BIN = resolve(uiDir, process.env.SPORTZ_BIN ?? '../target/debug/sportz');
+const TOKEN = 'e2e-operator-token';
+const HEADLESS_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+const freePort = () => new Promise((res, rej) => {
+  const s = createServer();
+  s.once('error', rej);
+  s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => res(port)); });
+});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const dataDir = mkdtempSync(join(tmpdir(), 'sportz-e2e-'));
+let server = null;
+
+function startServer() {
+  const env = { ...process.env, SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), RUST_LOG: process.env.RUST_LOG ?? 'warn' };
+  const [cmd, args] = MOCK
+    ? [process.execPath, [join(uiDir, 'e2e/mock-server.mjs'), '--bind', `127.0.0.1:${port}`]]
+    : [BIN, ['--headless', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir]];
+  if (!MOCK && !existsSync(BIN)) throw new Error(`no server binary at ${BIN}: cargo build -p sportz, or set SPORTZ_BIN`);
+  const child = spawn(cmd, args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  child.log = () => log;
+  child.exited = new Promise((r) => child.once('exit', (code, sig) => r({ code, sig })));
+  return child;
+}
+
+async function waitHealthy(child, timeoutMs = 90_000) {
+  const t0 = Date.now();
+  let exited = null;
+  child.exited.then((e) => (exited = e));
+  while (Date.now() - t0 < timeoutMs) {
+    if (exited) throw new Error(`server exited (${JSON.stringify(exited)}):\n${child.log().slice(-3000)}`);
+    try {
+      const r = await fetch(`${base}/health`);
+      if (r.ok) return;
+    } catch { /* not yet */ }
+    await sleep(200);
+  }
+  throw new Error(`server not healthy after ${timeoutMs} ms:\n${child.log().slice(-3000)}`);
+}
+
+async function stopServer(child) {
+  if (!child || child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  const done = await Promise.race([child.exited, sleep(10_000).then(() => null)]);
+  if (!done) { child.kill('SIGKILL'); await child.exited; }
+}
+
+// ------------------------------------------------------------------ tiny runner
+const results = [];
+async function scenario(name, fn) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    console.log(`✓ ${name} (${Date.now() - t0} ms)`);
+  } catch (e) {
+    results.push({ name, ok: false });
+    console.log(`✗ ${name}: ${e?.stack ?? e}`);
+  }
+}
+function assert(cond, msg) { if (!cond) throw new Error(msg); }
+const shot = (page, name) => page.screenshot({ path: join(out, `${name}.png`), fullPage: true });
+const badgeState = (page, state, timeout = 30_000) =>
+  page.waitForSelector(`header .conn[data-state="${state}"]`, { timeout });
+
+let browser;
+try {
+  server = startServer();
+  await waitHealthy(server);
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: HEADLESS_ARGS });
+  const desktop = { viewport: { width: 1280, height: 800 } };
+  const ctxA = await browser.newContext(desktop); // operator
+  await ctxA.addInitScript((t) => localStorage.setItem('sportz.operatorToken', t), TOKEN);
+  const ctxB = await browser.newContext(desktop); // viewer on the match centre
+  const ctxC = await browser.newContext(desktop); // viewer on the match page
+  const a = await ctxA.newPage();
+  const b = await ctxB.newPage();
+  const c = await ctxC.newPage();
+  for (const [n, p] of [['A', a], ['B', b], ['C', c]]) {
+    p.on('pageerror', (e) => console.log(`[${n} pageerror] ${e.message}`));
+    p.on('console', (m) => { if (m.type() === 'error') console.log(`[${n} console] ${m.text()}`); });
+  }
+  // Every /ws frame B receives, to prove commentary is room-scoped.
+  const bFrames = [];
+  b.on('websocket', (ws) => ws.on('framereceived', (f) => bFrames.push(String(f.payload))));
+
+  await Promise.all([a.goto(base + '/'), b.goto(base + '/'), c.goto(base + '/')]);
+  let matchId = null;
+
+  await scenario('pages load and the badge says connected', async () => {
+    await Promise.all([badgeState(a, 'connected'), badgeState(b, 'connected'), badgeState(c, 'connected')]);
+    await a.waitForSelector('main h1');
+    await shot(a, '01-centre-operator');
+  });
+
+  await scenario('a match created in one browser appears in another without reload', async () => {
+    await b.evaluate(() => { window.__noReload = true; });
+    await a.getByRole('link', { name: /new match|create the first match/i }).first().click();
+    await a.getByLabel('Home team').fill('Arsenal');
+    await a.getByLabel('Away team').fill('Chelsea');
+    await a.getByLabel('Competition').fill('E2E Cup');
+    await a.getByLabel('Kind').selectOption('synthetic');
+    await a.getByLabel(/path, url, device or seed/i).fill('7');
+    await shot(a, '02-create-form');
+    await a.getByRole('button', { name: 'Create match' }).click();
+    await a.waitForURL(/#\/match\/match_/, { timeout: 10_000 });
+    matchId = decodeURIComponent(a.url().split('#/match/')[1]);
+    await b.waitForSelector(`li.card[data-match-id="${matchId}"]`, { timeout: 10_000 });
+    assert(await b.evaluate(() => window.__noReload === true), 'B was reloaded');
+    await shot(b, '03-centre-viewer-new-card');
+  });
+
+  await scenario('commentary reaches the subscribed browser only', async () => {
+    assert(matchId, 'no match');
+    await c.goto(`${base}/#/match/${matchId}`);
+    await c.waitForSelector('.feed');
+    await badgeState(c, 'connected');
+    await sleep(500); // the subscribe round trip
+    await a.getByLabel('Message').fill('Kick-off at the Emirates');
+    await a.getByLabel('Minute').fill('1');
+    await a.getByRole('button', { name: 'Post' }).click();
+    await c.waitForSelector('.feed li.comment >> text=Kick-off at the Emirates', { timeout: 10_000 });
+    await a.waitForSelector('.feed li.comment >> text=Kick-off at the Emirates', { timeout: 10_000 });
+    await sleep(500);
+    const leaked = bFrames.filter((f) => f.includes('"commentary"'));
+    assert(leaked.length === 0, `B (not subscribed) received commentary: ${leaked[0]}`);
+    assert(bFrames.some((f) => f.includes('match_created')), 'B saw no match_created frame at all');
+    await shot(c, '04-match-viewer-commentary');
+  });
+
+  await scenario('a score update is seen by every browser', async () => {
+    await a.getByLabel('Arsenal', { exact: true }).fill('2');
+    await a.getByLabel('Chelsea', { exact: true }).fill('1');
+    await a.getByRole('button', { name: 'Update score' }).click();
+    const want = '2 – 1';
+    await b.waitForFunction(([id, s]) => document.querySelector(`li.card[data-match-id="${id}"] .score`)?.textContent === s, [matchId, want], { timeout: 10_000 });
+    await c.waitForFunction((s) => document.querySelector('.scoreline .score')?.textContent === s, want, { timeout: 10_000 });
+    await shot(b, '05-centre-viewer-score');
+  });
+
+  await scenario('validation errors appear beside the fields', async () => {
+    await a.getByLabel('Sequence').fill('0');
+    await a.getByLabel('Message').fill('bad sequence');
+    await a.getByRole('button', { name: 'Post' }).click();
+    await a.waitForFunction(() => !!document.querySelector('[data-field="sequence"] .field-error')?.textContent, null, { timeout: 10_000 });
+    await a.getByLabel('Sequence').fill('2');
+  });
+
+  await scenario('radar dots move during the synthetic demo', async () => {
+    await a.getByRole('button', { name: 'Start', exact: true }).click();
+    await a.waitForFunction(() => !!document.querySelector('canvas.radar')?.dataset.firstPlayer, null, { timeout: 90_000 });
+    const p0 = await a.$eval('canvas.radar', (el) => `${el.dataset.frame}|${el.dataset.firstPlayer}`);
+    await sleep(1500);
+    const p1 = await a.$eval('canvas.radar', (el) => `${el.dataset.frame}|${el.dataset.firstPlayer}`);
+    assert(p0 !== p1, `radar did not change: ${p0}`);
+    const [f0, f1] = [Number(p0.split('|')[0]), Number(p1.split('|')[0])];
+    assert(f1 > f0, `frames did not advance: ${f0} → ${f1}`);
+    await sleep(1000);
+    await shot(a, '06-match-operator-radar');
+    await c.waitForFunction(() => !!document.querySelector('canvas.radar')?.dataset.frame, null, { timeout: 10_000 });
+    await shot(c, '07-match-viewer-radar');
+  });
+
+  await scenario('phone width', async () => {
+    await b.setViewportSize({ width: 390, height: 844 });
+    await shot(b, '08-phone-centre');
+    await c.setViewportSize({ width: 390, height: 844 });
+    await shot(c, '09-phone-match');
+  });
+
+  await scenario('server stopped and restarted: badge reconnecting → connected', async () => {
+    await stopServer(server);
+    await badgeState(a, 'reconnecting', 15_000);
+    await shot(a, '10-reconnecting');
+    server = startServer();
+    await waitHealthy(server);
+    await badgeState(a, 'connected', 45_000);
+    await badgeState(b, 'connected', 45_000);
+    await shot(a, '11-reconnected');
+  });
+} catch (e) {
+  console.log(`✗ setup: ${e?.stack ?? e}`);
+  results.push({ name: 'setup', ok: false });
+} finally {
+  await browser?.close().catch(() => {});
+  await stopServer(server);
+  if (process.env.SPORTZ_E2E_KEEP !== '1') rmSync(dataDir, { recursive: true, force: true });
+}
+const passed = results.filter((r) => r.ok).length;
+const failed = results.length - passed;
+console.log(`screenshots: ${out}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
