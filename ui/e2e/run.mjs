@@ -121,6 +121,10 @@ try {
   await scenario('a match created in one browser appears in another without reload', async () => {
     await b.evaluate(() => { window.__noReload = true; });
     await a.getByRole('link', { name: /new match|create the first match/i }).first().click();
+    await a.getByRole('button', { name: 'Create match' }).click(); // empty: errors beside the fields
+    await a.waitForFunction(() => !!document.querySelector('[data-field="homeTeam"] .field-error')?.textContent);
+    assert((await a.getAttribute('input[name="homeTeam"]', 'aria-invalid')) === 'true', 'homeTeam not marked invalid');
+    await shot(a, '02a-create-validation');
     await a.getByLabel('Home team').fill('Arsenal');
     await a.getByLabel('Away team').fill('Chelsea');
     await a.getByLabel('Competition').fill('E2E Cup');
@@ -191,6 +195,57 @@ try {
     await shot(b, '08-phone-centre');
     await c.setViewportSize({ width: 390, height: 844 });
     await shot(c, '09-phone-match');
+  });
+
+  await scenario('keyboard: skip link, header, then the cards; Enter opens a match', async () => {
+    const ctxD = await browser.newContext(desktop);
+    const d = await ctxD.newPage();
+    await d.goto(base + '/');
+    await d.waitForSelector('li.card');
+    const order = [];
+    for (let i = 0; i < 5; i++) {
+      await d.keyboard.press('Tab');
+      order.push(await d.evaluate(() => {
+        const el = document.activeElement;
+        return el?.classList.contains('card-link') ? 'card' : (el?.getAttribute('aria-label') || el?.textContent || '').trim();
+      }));
+    }
+    assert(JSON.stringify(order) === JSON.stringify(['Skip to content', 'sportz', 'Matches', 'Enter operator token', 'card']), `focus order ${JSON.stringify(order)}`);
+    await d.keyboard.press('Enter');
+    await d.waitForSelector('.scoreline');
+    await shot(d, '12-keyboard-match-page');
+    await ctxD.close();
+  });
+
+  await scenario('unknown match: the live stream stops after 4404 and does not retry', async () => {
+    const ctxE = await browser.newContext(desktop);
+    const e = await ctxE.newPage();
+    let opened = 0;
+    e.on('websocket', (ws) => { if (ws.url().includes('/ws/matches/')) opened++; });
+    await e.goto(`${base}/#/match/match_01ZZZZZZZZZZZZZZZZZZZZZZZZ`);
+    await e.waitForSelector('.panel-head .conn[data-state="disconnected"]', { timeout: 15_000 });
+    await e.waitForSelector('.notice:not([hidden])');
+    await sleep(3000);
+    assert(opened === 1, `stream opened ${opened} times`);
+    await shot(e, '13-unknown-match');
+    await ctxE.close();
+  });
+
+  await scenario('calibration: 4 landmarks on a still, reprojection error shown', async () => {
+    await a.goto(`${base}/#/match/${matchId}/calibrate`);
+    await a.waitForFunction(() => (document.querySelector('img.still')?.naturalWidth ?? 0) > 0, null, { timeout: 30_000 });
+    await a.getByRole('button', { name: 'Clear pairs' }).click();
+    const box = await a.locator('img.still').boundingBox();
+    const clicks = [[0.1, 0.2], [0.9, 0.2], [0.05, 0.9], [0.95, 0.85]];
+    for (const [fx, fy] of clicks) {
+      await a.locator('img.still').click({ position: { x: fx * box.width, y: fy * box.height } });
+      await a.getByRole('button', { name: 'Add pair' }).click();
+    }
+    await a.getByRole('button', { name: 'Save calibration' }).click();
+    await a.waitForFunction(() => /Reprojection error: [\d.]+ px/.test(document.querySelector('.reproj')?.textContent ?? ''), null, { timeout: 15_000 });
+    await shot(a, '14-calibration');
+    await a.goto(`${base}/#/match/${matchId}`);
+    await a.waitForSelector('.scoreline');
   });
 
   await scenario('server stopped and restarted: badge reconnecting → connected', async () => {

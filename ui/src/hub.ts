@@ -3,7 +3,12 @@
 
 import { wsUrl } from './api';
 import { parseServerMessage } from './messages';
-import { ReconnectingSocket, type ConnectionState, type StateDetail } from './socket';
+import {
+  ReconnectingSocket,
+  type ConnectionState,
+  type ReconnectingSocketOptions,
+  type StateDetail,
+} from './socket';
 import type { ServerMessage } from './types';
 
 type MessageListener = (msg: ServerMessage) => void;
@@ -19,9 +24,11 @@ export class Hub {
   state: ConnectionState = 'connecting';
   detail: StateDetail = { attempt: 0 };
 
-  constructor() {
+  /** `overrides` lets tests supply a fake socket factory, clock and randomness. */
+  constructor(overrides: Partial<Pick<ReconnectingSocketOptions, 'url' | 'create' | 'clock' | 'random'>> = {}) {
     this.socket = new ReconnectingSocket({
       url: () => wsUrl('/ws'),
+      ...overrides,
       onOpen: (reconnected) => {
         for (const matchId of this.rooms) this.socket.send({ type: 'subscribe', matchId });
         if (reconnected) for (const l of this.onResync) l();
@@ -69,4 +76,9 @@ export class Hub {
   }
 }
 
-export const hub = new Hub();
+let instance: Hub | null = null;
+/** The page's hub, made on first use (so importing this module opens nothing). */
+export function getHub(): Hub {
+  instance ??= new Hub();
+  return instance;
+}

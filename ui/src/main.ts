@@ -3,13 +3,15 @@
 
 import './styles.css';
 import { h } from './dom';
-import { hub } from './hub';
+import { getHub } from './hub';
 import { getOperatorToken, onTokenChange, setOperatorToken } from './token';
 import { badge } from './views/badge';
 import { calibrationView } from './views/calibration';
 import { centreView } from './views/centre';
 import { matchView } from './views/match';
 import { matchFormView } from './views/matchForm';
+
+const hub = getHub();
 
 const app = document.getElementById('app')!;
 const main = h('main', { id: 'main', tabindex: '-1' });
@@ -61,12 +63,35 @@ renderOpButton();
 
 // ---------------------------------------------------------------- connection lost modal
 const lostReason = h('p', {});
-const retry = h('button', { type: 'button', class: 'primary', onclick: () => { lostDialog.close(); hub.connect(); } }, 'Retry now');
+// A server that requires a viewer token closes /ws with 4401: ask for it here.
+const viewerInput = h('input', { id: 'viewer-token', type: 'password', autocomplete: 'off' });
+const viewerField = h(
+  'div',
+  { class: 'field', hidden: true },
+  h('label', { for: 'viewer-token' }, 'Viewer token'),
+  viewerInput,
+);
+const retry = h(
+  'button',
+  {
+    type: 'button',
+    class: 'primary',
+    onclick: () => {
+      if (!viewerField.hidden && viewerInput.value.trim()) {
+        localStorage.setItem('sportz.viewerToken', viewerInput.value.trim());
+      }
+      lostDialog.close();
+      hub.connect();
+    },
+  },
+  'Retry now',
+);
 const lostDialog = h(
   'dialog',
   { class: 'modal', 'aria-labelledby': 'lost-h', 'data-testid': 'disconnected-modal' },
   h('h2', { id: 'lost-h' }, 'Connection lost'),
   lostReason,
+  viewerField,
   h('p', { class: 'muted' }, 'Live updates are paused until the connection is back.'),
   h('div', { class: 'actions' }, retry, h('button', { type: 'button', onclick: () => lostDialog.close() }, 'Dismiss')),
 );
@@ -75,8 +100,9 @@ hub.onState((state, detail) => {
   connBadge.set(state, detail);
   if (state === 'disconnected' && detail.reason && !lostDialog.open) {
     lostReason.textContent = `The live connection to the server stopped: ${detail.reason}.`;
+    viewerField.hidden = detail.closeCode !== 4401;
     lostDialog.showModal();
-    retry.focus();
+    (viewerField.hidden ? retry : viewerInput).focus();
   }
   if (state === 'connected' && lostDialog.open) lostDialog.close();
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelayMs, decideAfterClose, MAX_ATTEMPTS } from '../src/reconnect';
-import { ReconnectingSocket, type ConnectionState, type SocketLike } from '../src/socket';
+import { ReconnectingSocket, type ConnectionState } from '../src/socket';
+import { FakeSocket } from './fakes';
 
 describe('backoff', () => {
   // random 0.5 means no jitter
@@ -37,21 +38,6 @@ describe('decideAfterClose', () => {
 });
 
 // ------------------------------------------------------------------ the socket with fakes
-
-class FakeSocket implements SocketLike {
-  readyState = 0;
-  sent: string[] = [];
-  onopen: ((ev: unknown) => void) | null = null;
-  onclose: ((ev: { code: number; reason: string }) => void) | null = null;
-  onmessage: ((ev: { data: unknown }) => void) | null = null;
-  onerror: ((ev: unknown) => void) | null = null;
-  constructor(readonly url: string) {}
-  send(d: string) { this.sent.push(d); }
-  close() { this.readyState = 3; }
-  open() { this.readyState = 1; this.onopen?.({}); }
-  fail(code = 1006) { this.readyState = 3; this.onclose?.({ code, reason: '' }); }
-  receive(data: string) { this.onmessage?.({ data }); }
-}
 
 function harness() {
   const sockets: FakeSocket[] = [];

@@ -2,10 +2,12 @@
 
 import { api, ApiError } from '../api';
 import { clear, fmtTime, h } from '../dom';
-import { hub } from '../hub';
+import { getHub } from '../hub';
 import { applyToCentre, emptyCentre, phaseBadge, type CentreState } from '../messages';
 import { isOperator } from '../token';
 import type { MatchDto } from '../types';
+
+const hub = getHub();
 
 export const PAGE_SIZE = 12;
 

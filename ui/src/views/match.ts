@@ -3,7 +3,7 @@
 
 import { api, ApiError, wsUrl } from '../api';
 import { clear, field, fmtTime, h, showFieldErrors } from '../dom';
-import { hub } from '../hub';
+import { getHub } from '../hub';
 import {
   applyToMatch,
   applyToStream,
@@ -19,6 +19,8 @@ import { ReconnectingSocket, type ConnectionState } from '../socket';
 import { isOperator } from '../token';
 import type { CommentaryDto, EventData, MatchDto } from '../types';
 import { badge } from './badge';
+
+const hub = getHub();
 
 const COMMENTARY_PAGE = 30;
 
