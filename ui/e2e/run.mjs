@@ -223,7 +223,7 @@ try {
     let opened = 0;
     e.on('websocket', (ws) => { if (ws.url().includes('/ws/matches/')) opened++; });
     await e.goto(`${base}/#/match/match_01ZZZZZZZZZZZZZZZZZZZZZZZZ`);
-    await e.waitForSelector('.panel-head .conn[data-state="disconnected"]', { timeout: 15_000 });
+    await e.waitForSelector('.panel-head .conn[data-state="disconnected"]', { state: 'attached', timeout: 15_000 });
     await e.waitForSelector('.notice:not([hidden])');
     await sleep(3000);
     assert(opened === 1, `stream opened ${opened} times`);

@@ -34,7 +34,7 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
   let disposed = false;
 
   clear(root);
-  const header = h('div', { class: 'match-head' });
+  const header = h('div', { class: 'match-head', hidden: true });
   const notice = h('p', { class: 'notice', role: 'alert', hidden: true });
   const streamBadge = badge('Live data');
   const sessionLine = h('p', { class: 'session', 'aria-live': 'polite' });
@@ -54,13 +54,14 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
     'aria-relevant': 'additions',
   });
   const moreBtn = h('button', { type: 'button', hidden: true, onclick: () => void loadCommentary(true) }, 'Older commentary');
-  const operatorPanel = h('section', { class: 'panel operator', 'aria-labelledby': 'op-h' });
+  const operatorPanel = h('section', { class: 'panel operator', 'aria-labelledby': 'op-h', hidden: true });
+  let layout: HTMLElement;
 
   root.append(
     h('p', {}, h('a', { href: '#/' }, '← All matches')),
     notice,
     header,
-    h(
+    (layout = h(
       'div',
       { class: 'match-layout' },
       h(
@@ -81,13 +82,14 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
         feedList,
         moreBtn,
       ),
-    ),
+    )),
     operatorPanel,
   );
 
   // ------------------------------------------------------------------ header
   function renderHeader(): void {
     clear(header);
+    header.hidden = !match;
     if (!match) return;
     const b = phaseBadge(match.phase);
     header.append(
@@ -428,7 +430,12 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
       renderHeader();
       renderOperator();
     } catch (e) {
-      showNotice(e instanceof ApiError && e.status === 404 ? 'This match does not exist.' : `Could not load the match: ${errText(e)}`);
+      if (e instanceof ApiError && e.status === 404) {
+        showNotice('This match does not exist (any more).');
+        layout.hidden = true; // the stream gets 4404 and stops by itself
+      } else {
+        showNotice(`Could not load the match: ${errText(e)}`);
+      }
     }
   }
 
