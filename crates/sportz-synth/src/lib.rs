@@ -77,7 +77,7 @@ pub struct SynthConfig {
     pub scoreboard: bool,
     /// Blend each frame with the previous one (a cheap shutter blur).
     pub motion_blur: bool,
-    /// Add seeded sensor noise (±3 per channel) before encoding.
+    /// Add seeded sensor noise (-3..=+4 per channel) before encoding.
     pub noise: bool,
 }
 
@@ -530,16 +530,17 @@ fn visibility(d: &Drawn, visible_px: u32, w: f64, h: f64) -> (Visibility, f64, f
 }
 
 fn add_noise(data: &mut [u8], rng: &mut Rng) {
+    // Eight channels per draw: each moves by -3..=4, saturating.
     let mut chunks = data.chunks_exact_mut(8);
     for c in &mut chunks {
-        let r = rng.next_u64();
-        for (k, v) in c.iter_mut().enumerate() {
-            let n = ((r >> (k * 8)) & 7) as i16 - 3;
-            *v = (i16::from(*v) + n).clamp(0, 255) as u8;
+        let n = (rng.next_u64() & 0x0707_0707_0707_0707).to_le_bytes();
+        for (v, n) in c.iter_mut().zip(n) {
+            *v = v.saturating_add(n).saturating_sub(3);
         }
     }
     for v in chunks.into_remainder() {
-        let n = (rng.next_u64() & 7) as i16 - 3;
-        *v = (i16::from(*v) + n).clamp(0, 255) as u8;
+        *v = v
+            .saturating_add((rng.next_u64() & 7) as u8)
+            .saturating_sub(3);
     }
 }

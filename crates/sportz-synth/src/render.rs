@@ -248,40 +248,55 @@ pub(crate) fn render(
 
 /// The ground: where each pixel's ray meets z = 0 (the exact inverse of the camera's
 /// projection), shaded as grass with mowing stripes, the surround, or the stands.
+#[allow(clippy::cast_possible_truncation)] // f32 is ample for shading; lines and truth use f64
 fn ground(canvas: &mut Canvas, cam: &Camera, grain: &[u8], grass: [[u8; 3]; 2]) {
     let [ga, gb] = grass;
     let (w, h) = (canvas.width as usize, canvas.height as usize);
-    let c = cam.pos;
+    let (cx, cy, cz) = (cam.pos.x as f32, cam.pos.y as f32, cam.pos.z as f32);
     let ru = cam.right * (1.0 / cam.focal_px);
-    let stripe = 18.0 / L;
+    let (rxs, rys, rzs) = (ru.x as f32, ru.y as f32, ru.z as f32);
+    let stripe = (18.0 / L) as f32;
+    let (l, wd) = (L as f32, W as f32);
+    let mut xs = vec![0f32; w];
+    let mut ys = vec![0f32; w];
+    let mut ss = vec![0f32; w];
     for row in 0..h {
-        let v = row as f64 + 0.5;
-        let r0 = cam.ray(0.5, v);
+        let r0 = cam.ray(0.5, row as f64 + 0.5);
+        let (rx0, ry0, rz0) = (r0.x as f32, r0.y as f32, r0.z as f32);
+        // Pass 1, branch-free (vectorises): where each pixel's ray meets the ground.
+        for (col, ((x, y), s)) in xs
+            .iter_mut()
+            .zip(ys.iter_mut())
+            .zip(ss.iter_mut())
+            .enumerate()
+        {
+            let u = col as f32;
+            let t = -cz / (rz0 + rzs * u);
+            *s = t;
+            *x = cx + (rx0 + rxs * u) * t;
+            *y = cy + (ry0 + rys * u) * t;
+        }
+        // Pass 2: shade.
         let line = &mut canvas.rgb[row * w * 3..(row + 1) * w * 3];
         for (col, px) in line.chunks_exact_mut(3).enumerate() {
-            let u = col as f64;
-            let rz = r0.z + ru.z * u;
-            let colour = if rz >= -1e-4 {
+            let (x, y, s) = (xs[col], ys[col], ss[col]);
+            let colour = if s.is_nan() || s <= 0.0 || s > 400.0 {
+                // Above the horizon (or very far): stands in screen cells.
                 stands(col as i32 / 3, row as i32 / 3)
+            } else if y < -3.5 || !(-5.5..=l + 5.5).contains(&x) {
+                // Offsets keep the operands positive so truncation is flooring (no libm call).
+                stands(((x + 4096.0) * 2.0) as i32, ((y + 4096.0) * 2.0) as i32)
+            } else if y > wd + 5.0 {
+                let n = grain[((((x + 64.0) * 2.0) as usize & 255) << 8)
+                    | (((y + 64.0) * 2.0) as usize & 255)]
+                    & 7;
+                [52 + n, 88 + n, 52 + n]
             } else {
-                let s = -c.z / rz;
-                let x = c.x + (r0.x + ru.x * u) * s;
-                let y = c.y + (r0.y + ru.y * u) * s;
-                if y < -3.5 || !(-5.5..=L + 5.5).contains(&x) || s > 400.0 {
-                    stands((x * 2.0).floor() as i32, (y * 2.0).floor() as i32)
-                } else if y > W + 5.0 {
-                    let n = grain[((((x + 64.0) * 2.0) as usize & 255) << 8)
-                        | (((y + 64.0) * 2.0) as usize & 255)]
-                        & 7;
-                    [52 + n, 88 + n, 52 + n]
-                } else {
-                    // Offsets keep the operands positive so truncation is flooring (no libm call).
-                    let band = ((x + L) * stripe) as u32 & 1;
-                    let n = grain[((((x + 64.0) * 6.0) as usize & 255) << 8)
-                        | (((y + 64.0) * 6.0) as usize & 255)];
-                    let g = if band == 0 { ga } else { gb };
-                    [g[0] + n / 2, g[1] + n, g[2] + n / 2]
-                }
+                let band = ((x + l) * stripe) as u32 & 1;
+                let n = grain[((((x + 64.0) * 6.0) as usize & 255) << 8)
+                    | (((y + 64.0) * 6.0) as usize & 255)];
+                let g = if band == 0 { ga } else { gb };
+                [g[0] + n / 2, g[1] + n, g[2] + n / 2]
             };
             px.copy_from_slice(&colour);
         }
