@@ -254,3 +254,29 @@ export function phaseBadge(phase: MatchDto['phase']): { label: string; cls: stri
       return { label: 'Upcoming', cls: 'badge-upcoming' };
   }
 }
+
+export type ControlAction = 'start' | 'pause' | 'stop' | 'restart';
+
+/**
+ * The session controls that make sense for a match's status. The server stays the judge (409 on
+ * an illegal transition); this only greys out buttons that cannot work.
+ */
+export function allowedActions(m: Pick<MatchDto, 'status' | 'videoSource'>): Set<ControlAction> {
+  const hasSource = m.videoSource !== null && m.videoSource !== undefined;
+  switch (m.status) {
+    case 'draft':
+      return new Set(hasSource ? ['start'] : []);
+    case 'ready':
+    case 'completed':
+    case 'failed':
+      return new Set(hasSource ? ['start', 'restart'] : []);
+    case 'starting':
+      return new Set(['stop', 'restart']);
+    case 'processing':
+      return new Set(['pause', 'stop', 'restart']);
+    case 'paused':
+      return new Set(['start', 'stop', 'restart']);
+    default:
+      return new Set(['start', 'pause', 'stop', 'restart']);
+  }
+}

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  allowedActions,
   applyToCentre,
   applyToMatch,
   applyToStream,
@@ -170,5 +171,20 @@ describe('radar scene', () => {
       expect(l.y).toBeGreaterThanOrEqual(0);
       expect(l.y).toBeLessThanOrEqual(68);
     }
+  });
+});
+
+describe('session controls', () => {
+  const src = { type: 'synthetic' as const, value: 7 };
+  const check = (status: MatchDto['status'], videoSource: MatchDto['videoSource'], want: string[]) =>
+    expect([...allowedActions({ status, videoSource })].sort(), status).toEqual(want.sort());
+  it('follow the status', () => {
+    check('draft', null, []);
+    check('ready', null, []);
+    check('ready', src, ['start', 'restart']);
+    check('processing', src, ['pause', 'stop', 'restart']);
+    check('paused', src, ['start', 'stop', 'restart']);
+    check('completed', src, ['start', 'restart']);
+    check('starting', src, ['stop', 'restart']);
   });
 });

@@ -58,6 +58,7 @@ export function centreView(root: HTMLElement): () => void {
   const prev = h('button', { type: 'button', onclick: () => go(page - 1) }, '← Previous');
   const next = h('button', { type: 'button', onclick: () => go(page + 1) }, 'Next →');
   const pageLabel = h('span', { class: 'muted' });
+  const workersLine = h('p', { class: 'muted workers', 'aria-live': 'off' });
   const heading = h(
     'div',
     { class: 'page-head' },
@@ -65,7 +66,23 @@ export function centreView(root: HTMLElement): () => void {
     isOperator() ? h('a', { href: '#/new', class: 'button primary' }, 'New match') : null,
   );
   clear(root);
-  root.append(heading, status, grid, h('nav', { class: 'pager', 'aria-label': 'Pages' }, prev, pageLabel, next));
+  root.append(heading, status, grid, h('nav', { class: 'pager', 'aria-label': 'Pages' }, prev, pageLabel, next), workersLine);
+
+  async function loadWorkers(): Promise<void> {
+    try {
+      const ws = await api.workers();
+      workersLine.textContent = ws.length
+        ? `Workers: ${ws
+            .map((w) => {
+              const active = Array.isArray(w.active_matches) ? w.active_matches.length : 0;
+              return `${String(w.worker_id)} on ${String(w.device)} (${active}/${String(w.capacity)} matches)`;
+            })
+            .join(', ')}`
+        : 'No tracking worker is running: matches can be created, but not tracked.';
+    } catch {
+      workersLine.textContent = '';
+    }
+  }
 
   function render(): void {
     clear(grid);
@@ -118,8 +135,12 @@ export function centreView(root: HTMLElement): () => void {
       render();
     }
   });
-  const offResync = hub.onReconnect(() => void load());
+  const offResync = hub.onReconnect(() => {
+    void load();
+    void loadWorkers();
+  });
   void load();
+  void loadWorkers();
   return () => {
     offMsg();
     offResync();

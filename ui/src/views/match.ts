@@ -5,7 +5,9 @@ import { api, ApiError, wsUrl } from '../api';
 import { clear, field, fmtTime, h, showFieldErrors } from '../dom';
 import { getHub } from '../hub';
 import {
+  allowedActions,
   applyToMatch,
+  type ControlAction,
   applyToStream,
   displayFps,
   emptyStream,
@@ -32,6 +34,8 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
   let stream: StreamState = emptyStream();
   let radarDirty = true;
   let disposed = false;
+  const ctlButtons = new Map<ControlAction, HTMLButtonElement>();
+  let scoreInputs: [HTMLInputElement, HTMLInputElement] | null = null;
 
   clear(root);
   const header = h('div', { class: 'match-head', hidden: true });
@@ -70,6 +74,15 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
         h('div', { class: 'panel-head' }, h('h2', { id: 'radar-h' }, 'Radar'), streamBadge.el),
         sessionLine,
         h('div', { class: 'radar-wrap' }, canvas),
+        h(
+          'p',
+          { class: 'legend muted', 'aria-hidden': 'true' },
+          h('span', { class: 'lg lg-home' }), 'home ',
+          h('span', { class: 'lg lg-away' }), 'away ',
+          h('span', { class: 'lg lg-ball' }), 'ball ',
+          h('span', { class: 'lg lg-pred' }), 'predicted ball ',
+          h('span', { class: 'lg lg-keeper' }), 'goalkeeper',
+        ),
         radarNote,
         metricsBar,
         h('h3', {}, 'Events'),
@@ -115,6 +128,15 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
       ),
     );
     document.title = `${match.homeTeam} v ${match.awayTeam} · sportz`;
+    const allowed = allowedActions(match);
+    for (const [action, btn] of ctlButtons) btn.disabled = !allowed.has(action);
+    if (scoreInputs) {
+      const [hi, ai] = scoreInputs;
+      if (document.activeElement !== hi && document.activeElement !== ai) {
+        hi.value = String(match.homeScore);
+        ai.value = String(match.awayScore);
+      }
+    }
   }
 
   // ------------------------------------------------------------------ commentary
@@ -262,8 +284,9 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
     operatorPanel.hidden = false;
     const m = match;
     const ctlMsg = h('p', { class: 'form-msg', role: 'status' });
-    const ctl = (action: 'start' | 'pause' | 'stop' | 'restart', label: string) =>
-      h(
+    ctlButtons.clear();
+    const ctl = (action: ControlAction, label: string) => {
+      const btn = h(
         'button',
         {
           type: 'button',
@@ -281,10 +304,14 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
         },
         label,
       );
+      ctlButtons.set(action, btn);
+      return btn;
+    };
 
     // score
     const home = h('input', { type: 'number', name: 'homeScore', min: '0', value: String(m.homeScore), required: true, inputMode: 'numeric' });
     const away = h('input', { type: 'number', name: 'awayScore', min: '0', value: String(m.awayScore), required: true, inputMode: 'numeric' });
+    scoreInputs = [home, away];
     const scoreMsg = h('p', { class: 'form-msg', role: 'status' });
     const scoreForm = h(
       'form',
@@ -411,10 +438,8 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
     if (match) {
       const next = applyToMatch(match, msg);
       if (next !== match) {
-        const scoreChanged = next.homeScore !== match.homeScore || next.awayScore !== match.awayScore;
         match = next;
         renderHeader();
-        if (!scoreChanged) renderOperator();
       }
     }
   });
@@ -427,8 +452,8 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
     try {
       match = await api.getMatch(matchId);
       notice.hidden = true;
-      renderHeader();
       renderOperator();
+      renderHeader();
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
         showNotice('This match does not exist (any more).');

@@ -43,6 +43,19 @@ export function matchFormView(root: HTMLElement, matchId: string | null): () => 
   const endTime = h('input', { name: 'endTime', type: 'datetime-local' });
   const srcType = h('select', { name: 'videoSource' }, SOURCE_TYPES.map(([v, l]) => h('option', { value: v }, l)));
   const srcValue = h('input', { name: 'videoSource.value', autocomplete: 'off' });
+  // In the desktop app (Tauri with the dialog plugin exposed as a global) a local file picker
+  // fills the path; browsers type it.
+  const picker = desktopFilePicker();
+  const browse = picker
+    ? h('button', { type: 'button', onclick: async () => {
+        const path = await picker();
+        if (path) {
+          srcType.value = 'file';
+          syncPlaceholder();
+          srcValue.value = path;
+        }
+      } }, 'Browse…')
+    : null;
   const syncPlaceholder = () => {
     const found = SOURCE_TYPES.find(([v]) => v === srcType.value);
     srcValue.placeholder = found?.[2] ?? '';
@@ -63,7 +76,7 @@ export function matchFormView(root: HTMLElement, matchId: string | null): () => 
       'fieldset',
       {},
       h('legend', {}, 'Video source'),
-      h('div', { class: 'row' }, field('Kind', srcType), field('Path, URL, device or seed', srcValue, 'a file path on the server machine, a stream URL, or a seed number for the demo')),
+      h('div', { class: 'row' }, field('Kind', srcType), field('Path, URL, device or seed', srcValue, 'a file path on the server machine, a stream URL, or a seed number for the demo'), browse),
     ),
     h('div', { class: 'actions' }, submit, h('a', { class: 'button', href: matchId ? `#/match/${matchId}` : '#/' }, 'Cancel')),
     msg,
@@ -132,4 +145,20 @@ export function matchFormView(root: HTMLElement, matchId: string | null): () => 
   });
   homeTeam.focus();
   return () => {};
+}
+
+type TauriDialog = { open: (o: Record<string, unknown>) => Promise<string | string[] | null> };
+
+/** The desktop's file picker, when this page runs inside the Tauri webview. */
+function desktopFilePicker(): (() => Promise<string | null>) | null {
+  const dialog = (globalThis as { __TAURI__?: { dialog?: TauriDialog } }).__TAURI__?.dialog;
+  if (!dialog?.open) return null;
+  return async () => {
+    const r = await dialog.open({
+      multiple: false,
+      directory: false,
+      filters: [{ name: 'Video', extensions: ['mp4', 'mkv', 'mov', 'avi', 'ts', 'webm', 'm3u8'] }],
+    });
+    return Array.isArray(r) ? (r[0] ?? null) : r;
+  };
 }
