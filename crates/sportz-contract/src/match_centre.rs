@@ -7,6 +7,7 @@
 //! | client → server | `{type: 'subscribe', matchId}` / `{type: 'unsubscribe', matchId}` |
 //! | server → client | `{type: 'subscribed', matchId}` / `{type: 'unsubscribed', matchId}` |
 //! | server → client | `{type: 'match_created', data}`, `{type: 'score_update', data}`: to **all** clients |
+//! | server → client | `{type: 'match_updated', data}` (an addition: status/details changed): to **all** clients |
 //! | server → client | `{type: 'commentary', data}`: to **that match's subscribers** only |
 //! | server → client | `{type: 'error', message}`: malformed input (the connection stays open) |
 
@@ -163,6 +164,10 @@ pub enum ServerMessage {
     ScoreUpdate {
         data: ScoreUpdate,
     },
+    /// Addition to the seed: a match's status or details changed (e.g. it went live). Global.
+    MatchUpdated {
+        data: Box<MatchDto>,
+    },
     Commentary {
         data: Box<CommentaryDto>,
     },
@@ -176,7 +181,10 @@ impl ServerMessage {
     /// one match's room (`commentary`) or one socket (the rest).
     #[must_use]
     pub const fn is_global(&self) -> bool {
-        matches!(self, Self::MatchCreated { .. } | Self::ScoreUpdate { .. })
+        matches!(
+            self,
+            Self::MatchCreated { .. } | Self::ScoreUpdate { .. } | Self::MatchUpdated { .. }
+        )
     }
 
     /// The room a room-scoped message goes to.

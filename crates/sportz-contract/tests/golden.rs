@@ -108,12 +108,16 @@ fn match_centre_messages_round_trip() {
         "ws_subscribed.json",
         "ws_unsubscribed.json",
         "ws_match_created.json",
+        "ws_match_updated.json",
         "ws_score_update.json",
         "ws_commentary.json",
         "ws_error.json",
     ] {
         let msg: ServerMessage = round_trip(name);
-        let global = matches!(name, "ws_match_created.json" | "ws_score_update.json");
+        let global = matches!(
+            name,
+            "ws_match_created.json" | "ws_match_updated.json" | "ws_score_update.json"
+        );
         assert_eq!(msg.is_global(), global, "{name}");
     }
 }

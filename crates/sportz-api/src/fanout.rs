@@ -1,0 +1,86 @@
+//! Match-centre broadcasts across API instances. Every broadcast is published on the bus —
+//! global messages on `sportz:broadcast`, commentary on `match:{id}:commentary` — and every
+//! instance relays what it receives to its own `/ws` clients. One instance or ten, a client on
+//! instance A receives what was created on instance B.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sportz_bus::{SubEvent, Topic};
+use sportz_contract::keys::{self, Channel};
+use sportz_contract::match_centre::ServerMessage;
+
+use crate::AppState;
+use crate::error::ApiResult;
+
+/// Publishes a match-centre message for every instance.
+///
+/// # Errors
+/// [`crate::ApiError::Unavailable`] when the bus is down.
+pub async fn broadcast(state: &AppState, msg: &ServerMessage) -> ApiResult<()> {
+    let json = msg.to_json();
+    let channel = match msg.room() {
+        Some(m) => Channel::Commentary.name(m),
+        None => keys::MATCH_CENTRE_BROADCAST.to_owned(),
+    };
+    state.bus.raw().publish(&channel, &json).await?;
+    Ok(())
+}
+
+/// Relays bus broadcasts to this instance's `/ws` clients until shutdown.
+pub async fn run(state: Arc<AppState>) {
+    let topics = [
+        Topic::Channel(keys::MATCH_CENTRE_BROADCAST.to_owned()),
+        Topic::Pattern(Channel::Commentary.pattern()),
+    ];
+    loop {
+        let sub = tokio::select! {
+            () = state.shutdown.cancelled() => return,
+            s = state.bus.raw().subscribe(&topics, 100_000) => s,
+        };
+        let mut sub = match sub {
+            Ok(s) => {
+                state
+                    .fanout_ready
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+                s
+            }
+            Err(e) => {
+                tracing::warn!("match-centre fan-out cannot subscribe yet: {e}");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        loop {
+            let ev = tokio::select! {
+                () = state.shutdown.cancelled() => return,
+                ev = sub.next() => ev,
+            };
+            match ev {
+                None => break,
+                Some(SubEvent::Message(m)) => relay(&state, &m.payload),
+                Some(SubEvent::Lagged(n)) => {
+                    tracing::warn!("match-centre fan-out lagged by {n} messages")
+                }
+                Some(SubEvent::Disconnected(why)) => tracing::warn!("match-centre fan-out: {why}"),
+                Some(SubEvent::Reconnected) => tracing::info!("match-centre fan-out resubscribed"),
+            }
+        }
+    }
+}
+
+fn relay(state: &AppState, payload: &str) {
+    let msg: ServerMessage = match serde_json::from_str(payload) {
+        Ok(m) => m,
+        Err(e) => {
+            tracing::warn!("ignoring a malformed match-centre broadcast: {e}");
+            return;
+        }
+    };
+    let text: Arc<str> = Arc::from(payload);
+    if msg.is_global() {
+        state.centre.broadcast_all(&text, &state.metrics);
+    } else if let Some(m) = msg.room() {
+        state.centre.broadcast_room(m, &text, &state.metrics);
+    }
+}

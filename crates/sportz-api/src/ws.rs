@@ -1,0 +1,377 @@
+//! The two WebSocket endpoints.
+//!
+//! `/ws` — the Sportz match centre: `welcome` on connect; `subscribe` / `unsubscribe` {matchId}
+//! → `subscribed` / `unsubscribed`; `match_created`, `score_update`, `match_updated` to every
+//! client; `commentary` to that match's subscribers; malformed input → `error` (the connection
+//! stays open).
+//!
+//! `/ws/matches/{id}` — live tracking: a snapshot (status; frame, ball and players while the
+//! match is active; metrics; the last 50 events), then the relay of the match's channels.
+//! Unknown match → close 4404; bus unavailable → `error` message then close 1011; client `ping`
+//! text (any text) is ignored.
+//!
+//! Both: server ping every `ping_interval`, sockets that did not pong since the previous ping are
+//! terminated; shutdown closes with 1001; origin from another site → 4403; a required viewer
+//! token missing → 4401; upgrades over the per-client rate → 429 with `Retry-After`.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use sportz_bus::BusError;
+use sportz_contract::match_centre::{ClientMessage, ServerMessage};
+use sportz_contract::{Envelope, MatchId, Payload, StatusData};
+
+use crate::AppState;
+use crate::error::ApiError;
+use crate::queue::{ClientQueue, Next};
+use crate::relay::{CLOSE_BUS_UNAVAILABLE, bus_error_message};
+
+pub const CLOSE_GOING_AWAY: u16 = 1001;
+pub const CLOSE_UNAUTHORIZED: u16 = 4401;
+pub const CLOSE_FORBIDDEN_ORIGIN: u16 = 4403;
+pub const CLOSE_UNKNOWN_MATCH: u16 = 4404;
+
+/// The client's IP (loopback when the server runs without connect info, as in unit tests).
+#[derive(Debug, Clone, Copy)]
+pub struct ClientIp(pub IpAddr);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
+    type Rejection = std::convert::Infallible;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(
+            parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip()),
+        ))
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct WsQuery {
+    token: Option<String>,
+}
+
+/// Same-origin (the Origin's host is the Host header), an allowed origin, or no Origin at all
+/// (not a browser).
+#[must_use]
+pub fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
+        return true;
+    };
+    if allowed.iter().any(|a| a == "*" || a == origin) {
+        return true;
+    }
+    let origin_host = origin.split_once("://").map_or(origin, |(_, h)| h);
+    headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .is_some_and(|host| host.eq_ignore_ascii_case(origin_host))
+}
+
+/// Checks done before upgrading: the upgrade rate (429) — the rest close after the upgrade so
+/// browsers see the code.
+fn precheck(st: &AppState, ip: IpAddr) -> Option<Response> {
+    st.ws_limiter.check(ip).err().map(|retry| {
+        st.metrics.rate_limited.inc();
+        ApiError::RateLimited {
+            retry_after_secs: retry,
+        }
+        .into_response()
+    })
+}
+
+async fn refusal(st: &AppState, headers: &HeaderMap, token: Option<&str>) -> Option<(u16, String)> {
+    if !origin_allowed(headers, &st.config.allowed_origins) {
+        return Some((
+            CLOSE_FORBIDDEN_ORIGIN,
+            "cross-site WebSocket origin refused".to_owned(),
+        ));
+    }
+    if let Err(e) = crate::auth::require_reader(st, token).await {
+        return Some((CLOSE_UNAUTHORIZED, e.to_string()));
+    }
+    None
+}
+
+async fn close(mut socket: WebSocket, code: u16, reason: &str) {
+    let reason: String = reason.chars().take(120).collect(); // close reasons are ≤ 123 bytes
+    let _ = socket
+        .send(Message::Close(Some(CloseFrame {
+            code,
+            reason: reason.into(),
+        })))
+        .await;
+}
+
+/// Sends queued messages, answers pings, runs the ghost timer and reacts to shutdown.
+/// `on_text` handles client text frames. Returns when the socket is done.
+async fn pump(
+    mut socket: WebSocket,
+    st: Arc<AppState>,
+    q: Arc<ClientQueue>,
+    endpoint: &'static str,
+    mut on_text: impl FnMut(&str),
+) {
+    let mut ping = tokio::time::interval(st.config.ping_interval);
+    ping.tick().await;
+    let mut alive = true;
+    loop {
+        tokio::select! {
+            next = q.next() => match next {
+                Next::Send(text) => {
+                    if socket.send(Message::Text(text.as_ref().into())).await.is_err() {
+                        return;
+                    }
+                    st.metrics.sent(endpoint);
+                }
+                Next::Close(code, reason) => return close(socket, code, &reason).await,
+            },
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Text(t))) => on_text(t.as_str()),
+                Some(Ok(Message::Pong(_))) => alive = true,
+                Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+                Some(Ok(_)) => {}
+            },
+            _ = ping.tick() => {
+                if !alive {
+                    tracing::debug!(endpoint, "terminating a socket that did not answer the last ping");
+                    return;
+                }
+                alive = false;
+                if socket.send(Message::Ping(Default::default())).await.is_err() {
+                    return;
+                }
+            }
+            () = st.shutdown.cancelled() => {
+                return close(socket, CLOSE_GOING_AWAY, "server shutting down").await;
+            }
+        }
+    }
+}
+
+/// `GET /ws`.
+pub async fn centre(
+    State(st): State<Arc<AppState>>,
+    ClientIp(ip): ClientIp,
+    headers: HeaderMap,
+    Query(q): Query<WsQuery>,
+    ws: WebSocketUpgrade,
+) -> Response {
+    if let Some(r) = precheck(&st, ip) {
+        return r;
+    }
+    let refused = refusal(&st, &headers, q.token.as_deref()).await;
+    let max = st.config.max_message_bytes;
+    ws.max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket| async move {
+            if let Some((code, reason)) = refused {
+                return close(socket, code, &reason).await;
+            }
+            let id = st.next_client_id();
+            let queue = Arc::new(ClientQueue::new(st.config.client_queue));
+            st.centre.register(id, queue.clone());
+            st.metrics.connected("ws", 1);
+            queue.push(Arc::from(ServerMessage::Welcome.to_json()));
+            let (st2, q2) = (st.clone(), queue.clone());
+            pump(socket, st.clone(), queue, "ws", move |text| {
+                let reply = match ClientMessage::from_json(text) {
+                    Ok(ClientMessage::Subscribe { match_id }) => {
+                        st2.centre.subscribe(id, match_id);
+                        ServerMessage::Subscribed { match_id }
+                    }
+                    Ok(ClientMessage::Unsubscribe { match_id }) => {
+                        st2.centre.unsubscribe(id, match_id);
+                        ServerMessage::Unsubscribed { match_id }
+                    }
+                    Err(e) => ServerMessage::Error {
+                        message: e.to_string(),
+                    },
+                };
+                q2.push(Arc::from(reply.to_json()));
+            })
+            .await;
+            st.centre.unregister(id);
+            st.metrics.connected("ws", -1);
+        })
+}
+
+/// `GET /ws/matches/{id}`.
+pub async fn live(
+    State(st): State<Arc<AppState>>,
+    ClientIp(ip): ClientIp,
+    Path(raw_id): Path<String>,
+    headers: HeaderMap,
+    Query(q): Query<WsQuery>,
+    ws: WebSocketUpgrade,
+) -> Response {
+    if let Some(r) = precheck(&st, ip) {
+        return r;
+    }
+    let refused = refusal(&st, &headers, q.token.as_deref()).await;
+    let max = st.config.max_message_bytes;
+    ws.max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |mut socket| async move {
+            if let Some((code, reason)) = refused {
+                return close(socket, code, &reason).await;
+            }
+            let Ok(m) = raw_id.parse::<MatchId>() else {
+                return close(socket, CLOSE_UNKNOWN_MATCH, "unknown match").await;
+            };
+            let row = match st.store.get_match(m).await {
+                Ok(r) => r,
+                Err(sportz_store::StoreError::NotFound { .. }) => {
+                    return close(socket, CLOSE_UNKNOWN_MATCH, "unknown match").await;
+                }
+                Err(e) => return close(socket, 1011, &format!("store unavailable: {e}")).await,
+            };
+            let id = st.next_client_id();
+            let queue = Arc::new(ClientQueue::new(st.config.client_queue));
+            // subscribe before reading the snapshot so nothing between the two is missed
+            let joined = st
+                .relays
+                .join(&st.bus, &st.metrics, m, id, queue.clone())
+                .await;
+            let snapshot = match joined {
+                Ok(()) => snapshot(&st, &row).await,
+                Err(e) => Err(BusError::Unavailable(e.to_string())),
+            };
+            let messages = match snapshot {
+                Ok(msgs) => msgs,
+                Err(e) => {
+                    let _ = socket
+                        .send(Message::Text(bus_error_message(m, &e.to_string()).into()))
+                        .await;
+                    st.relays.leave(m, id);
+                    return close(socket, CLOSE_BUS_UNAVAILABLE, "bus unavailable").await;
+                }
+            };
+            st.metrics.connected("ws_match", 1);
+            for text in messages {
+                if socket.send(Message::Text(text.into())).await.is_err() {
+                    break;
+                }
+                st.metrics.sent("ws_match");
+            }
+            pump(socket, st.clone(), queue, "ws_match", |_ignored| {}).await;
+            st.relays.leave(m, id);
+            st.metrics.connected("ws_match", -1);
+        })
+}
+
+/// The snapshot a new live client gets, in the seed's order.
+async fn snapshot(st: &AppState, row: &sportz_store::Match) -> Result<Vec<String>, BusError> {
+    let m = row.id;
+    let session = match row.current_session_id {
+        Some(s) => st.store.get_session(s).await.ok(),
+        None => None,
+    };
+    let mut out = vec![
+        Envelope {
+            match_id: m,
+            session_id: row.current_session_id,
+            ts: crate::rest::unix_now(),
+            seq: 0,
+            payload: Payload::Status(StatusData {
+                status: session.as_ref().map(|s| s.status),
+                match_status: Some(row.status),
+                message: row.status_message.clone(),
+                worker_id: session.and_then(|s| s.worker_id),
+            }),
+        }
+        .to_json(),
+    ];
+    if row.status.is_active()
+        && let Some(frame) = st.bus.last_frame(&m).await?
+        && let Payload::Frame(f) = &frame.payload
+    {
+        let ball = Envelope {
+            payload: Payload::Ball(f.ball_data()),
+            ..frame.clone()
+        };
+        let players = Envelope {
+            payload: Payload::Players(f.players_data()),
+            ..frame.clone()
+        };
+        out.push(frame.to_json());
+        out.push(ball.to_json());
+        out.push(players.to_json());
+    }
+    if let Some(metrics) = st.bus.last_metrics(&m).await? {
+        out.push(metrics.to_json());
+    }
+    let events = st
+        .store
+        .recent_events(m, 50)
+        .await
+        .map_err(|e| BusError::Unavailable(format!("store: {e}")))?;
+    for e in events {
+        out.push(
+            Envelope {
+                match_id: m,
+                session_id: e.session_id,
+                ts: e.created_at.unix_timestamp_nanos() as f64 / 1e9,
+                seq: 0,
+                payload: Payload::Event(e.data),
+            }
+            .to_json(),
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut m = HeaderMap::new();
+        for (k, v) in pairs {
+            m.insert(
+                axum::http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                v.parse().unwrap(),
+            );
+        }
+        m
+    }
+
+    #[test]
+    fn origins() {
+        let none: Vec<String> = vec![];
+        assert!(
+            origin_allowed(&h(&[("host", "10.0.0.5:8080")]), &none),
+            "no origin: not a browser"
+        );
+        assert!(origin_allowed(
+            &h(&[
+                ("host", "10.0.0.5:8080"),
+                ("origin", "http://10.0.0.5:8080")
+            ]),
+            &none
+        ));
+        assert!(!origin_allowed(
+            &h(&[("host", "10.0.0.5:8080"), ("origin", "http://evil.example")]),
+            &none
+        ));
+        assert!(!origin_allowed(
+            &h(&[
+                ("host", "10.0.0.5:8080"),
+                ("origin", "http://10.0.0.5:9999")
+            ]),
+            &none
+        ));
+        let allowed = vec!["tauri://localhost".to_owned()];
+        assert!(origin_allowed(
+            &h(&[("host", "127.0.0.1:8080"), ("origin", "tauri://localhost")]),
+            &allowed
+        ));
+    }
+}

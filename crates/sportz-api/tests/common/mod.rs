@@ -1,0 +1,198 @@
+//! A real API server on port 0 for the tests, with real clients (reqwest, tokio-tungstenite).
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use sportz_api::{Api, ApiConfig};
+use sportz_bus::{Bus, ContractBus};
+use sportz_store::Store;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_util::sync::CancellationToken;
+
+pub const TOKEN: &str = "test-operator-token";
+
+pub struct Server {
+    pub base: String,
+    pub ws: String,
+    pub bus: ContractBus,
+    pub store: Arc<dyn Store>,
+    pub cancel: CancellationToken,
+    pub handle: tokio::task::JoinHandle<std::io::Result<()>>,
+    pub http: reqwest::Client,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}
+
+pub fn test_config() -> ApiConfig {
+    ApiConfig {
+        operator_token: Some(TOKEN.to_owned()),
+        http_rate: sportz_api::ratelimit::Rate::unlimited(),
+        ws_rate: sportz_api::ratelimit::Rate::unlimited(),
+        watchdog_every: Duration::from_millis(200),
+        ..ApiConfig::default()
+    }
+}
+
+pub async fn sqlite_store(dir: &tempfile::TempDir) -> Arc<dyn Store> {
+    sportz_store::open(&dir.path().join("sportz.sqlite3").display().to_string())
+        .await
+        .unwrap()
+}
+
+pub fn memory_bus() -> ContractBus {
+    ContractBus::new(Arc::new(sportz_bus::MemoryBus::new()))
+}
+
+pub async fn redis_bus(url: &str) -> ContractBus {
+    let bus: Arc<dyn Bus> = Arc::new(sportz_bus::RedisBus::connect(url).await.unwrap());
+    ContractBus::new(bus)
+}
+
+pub async fn start(bus: ContractBus, store: Arc<dyn Store>, config: ApiConfig) -> Server {
+    let cancel = CancellationToken::new();
+    let api = Api::start(config, bus.clone(), store.clone(), cancel.clone())
+        .await
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let handle = tokio::spawn(api.serve(listener));
+    let s = Server {
+        base: format!("http://{addr}"),
+        ws: format!("ws://{addr}"),
+        bus,
+        store,
+        cancel,
+        handle,
+        http: reqwest::Client::new(),
+    };
+    // ready: bus, store and the fan-out subscription
+    for _ in 0..200 {
+        if let Ok(r) = s.http.get(format!("{}/health", s.base)).send().await
+            && r.status() == 200
+        {
+            return s;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("server never became ready");
+}
+
+impl Server {
+    pub async fn req(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+        token: Option<&str>,
+    ) -> (u16, Value) {
+        let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut r = self.http.request(m, format!("{}{path}", self.base));
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            r = r.json(&b);
+        }
+        let resp = r.send().await.unwrap();
+        let code = resp.status().as_u16();
+        let text = resp.text().await.unwrap();
+        (
+            code,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    pub async fn op(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        self.req(method, path, body, Some(TOKEN)).await
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        self.req("GET", path, None, None).await
+    }
+
+    pub async fn create_match(&self, body: Value) -> Value {
+        let (code, v) = self.op("POST", "/matches", Some(body)).await;
+        assert_eq!(code, 201, "{v}");
+        v["data"].clone()
+    }
+
+    pub async fn synthetic_match(&self) -> Value {
+        self.create_match(json!({"homeTeam": "Arsenal", "awayTeam": "Chelsea", "videoSource": {"type": "synthetic", "value": 1}})).await
+    }
+}
+
+pub type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+pub async fn connect(url: &str) -> Ws {
+    tokio_tungstenite::connect_async(url).await.unwrap().0
+}
+
+/// The next text message as JSON, skipping pings; panics after `secs`.
+pub async fn recv(ws: &mut Ws, secs: u64) -> Value {
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(secs), ws.next())
+            .await
+            .unwrap_or_else(|_| panic!("no message within {secs} s"))
+            .expect("socket open")
+            .expect("no socket error");
+        match msg {
+            Message::Text(t) => return serde_json::from_str(t.as_str()).unwrap(),
+            Message::Close(f) => panic!("closed: {f:?}"),
+            _ => {}
+        }
+    }
+}
+
+/// Reads until a message of `type` arrives (returned).
+pub async fn recv_type(ws: &mut Ws, t: &str, secs: u64) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        assert!(!left.is_zero(), "no `{t}` within {secs} s");
+        let v = recv(ws, left.as_secs().max(1)).await;
+        if v["type"] == t {
+            return v;
+        }
+    }
+}
+
+/// Asserts nothing of `type` arrives within `ms`.
+pub async fn none_of_type(ws: &mut Ws, t: &str, ms: u64) {
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);
+    while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, ws.next()).await {
+        if let Message::Text(s) = msg {
+            let v: Value = serde_json::from_str(s.as_str()).unwrap();
+            assert_ne!(v["type"], t, "unexpected {v}");
+        }
+    }
+}
+
+/// The close code the server sent (waits up to `secs`).
+pub async fn close_code(ws: &mut Ws, secs: u64) -> (u16, String) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        match tokio::time::timeout_at(deadline, ws.next()).await {
+            Ok(Some(Ok(Message::Close(Some(f))))) => {
+                return (u16::from(f.code), f.reason.to_string());
+            }
+            Ok(Some(Ok(Message::Close(None)))) => return (1005, String::new()),
+            Ok(Some(Ok(_))) => {}
+            Ok(Some(Err(e))) => panic!("socket error before a close frame: {e}"),
+            Ok(None) => panic!("socket ended without a close frame"),
+            Err(_) => panic!("no close within {secs} s"),
+        }
+    }
+}
+
+pub async fn send_json(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
