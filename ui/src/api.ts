@@ -27,7 +27,26 @@ export function apiBase(): string {
   return '';
 }
 
+/** How often a request refused with 429 is sent again (after its Retry-After, at most 10 s). */
+const RATE_LIMIT_RETRIES = 3;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One REST call. A 429 is retried after its Retry-After: the server refuses rate-limited requests
+ * before handling them, so sending the same one again is safe for every method.
+ */
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await requestOnce<T>(method, path, body);
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status !== 429 || attempt >= RATE_LIMIT_RETRIES) throw e;
+      await sleep(Math.min(10, Math.max(1, e.retryAfterSecs ?? 1)) * 1000);
+    }
+  }
+}
+
+async function requestOnce<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const token = getOperatorToken();
