@@ -14,6 +14,7 @@ pub mod guard;
 pub mod metrics;
 pub mod session;
 pub mod source;
+pub mod vision;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -26,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use analyzer::{Analysis, Analyzer, AnalyzerFactory, PassThrough, PassThroughFactory};
 pub use guard::SourcePolicy;
+pub use vision::{VisionAnalyzer, VisionAnalyzerFactory};
 
 /// How a worker behaves. [`WorkerSettings::new`] gives the production defaults.
 #[derive(Debug, Clone)]

@@ -1,0 +1,665 @@
+//! The real vision stage: the ONNX detector ([`sportz_inference`]) followed by the pure maths of
+//! [`sportz_vision`] — player tracker, ball tracker, teams by shirt colour, pitch mapping and the
+//! event engine — producing the contract's `frame.data` and `event.data`.
+//!
+//! [`VisionAnalyzerFactory`] loads the default model once (checking it, warming it up and
+//! learning the execution device for heartbeats) and keeps loaded detectors in a pool: a session
+//! checks one out and gives it back when it ends, so sessions that follow each other reuse the
+//! warm session and sessions that overlap (a GPU worker runs several) each get their own, which
+//! `session.run` needs (it takes `&mut`) and which lets them run in parallel.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use sportz_contract::worker::SessionConfig;
+use sportz_contract::{EventData, MatchId};
+use sportz_inference::{Detector, DetectorOptions, InferenceError};
+use sportz_vision::RgbImage;
+use sportz_vision::ball::{BallConfig, BallTracker};
+use sportz_vision::detect::{DecodeConfig, Detection, Detections};
+use sportz_vision::events::{EventConfig, EventEngine, EventFrame};
+use sportz_vision::frame::{EventIds, FrameMeta, build_frame, event_data, event_inputs};
+use sportz_vision::pitch::{Calibration, PointPair, RansacConfig};
+use sportz_vision::teams::{TeamAssigner, TeamConfig, torso_colour};
+use sportz_vision::track::{ByteTracker, TrackerConfig};
+
+use crate::analyzer::{Analysis, Analyzer, AnalyzerFactory};
+use crate::source::VideoFrame;
+
+/// A detector as the analyser uses it: an image in, detections and the ms it took out. The real
+/// one is a pooled [`Detector`]; tests may substitute their own.
+pub trait Detect: Send {
+    /// # Errors
+    /// The model failed or gave outputs its layout did not promise.
+    fn detect(
+        &mut self,
+        image: &RgbImage<'_>,
+        decode: &DecodeConfig,
+    ) -> Result<(Detections, f64), String>;
+}
+
+impl Detect for Detector {
+    fn detect(
+        &mut self,
+        image: &RgbImage<'_>,
+        decode: &DecodeConfig,
+    ) -> Result<(Detections, f64), String> {
+        if self.decode_config() != decode {
+            self.set_decode_config(*decode);
+        }
+        let (dets, timing) = Self::detect(self, image).map_err(|e| e.to_string())?;
+        Ok((dets, timing.total_ms()))
+    }
+}
+
+type Pool = Arc<Mutex<HashMap<PathBuf, Vec<Detector>>>>;
+
+/// A detector checked out of the factory's pool, returned to it on drop.
+struct Pooled {
+    detector: Option<Detector>,
+    key: PathBuf,
+    pool: Pool,
+}
+
+impl Detect for Pooled {
+    fn detect(
+        &mut self,
+        image: &RgbImage<'_>,
+        decode: &DecodeConfig,
+    ) -> Result<(Detections, f64), String> {
+        match self.detector.as_mut() {
+            Some(d) => Detect::detect(d, image, decode),
+            None => Err("the detector was already returned".to_owned()),
+        }
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        if let Some(d) = self.detector.take() {
+            self.pool
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(self.key.clone())
+                .or_default()
+                .push(d);
+        }
+    }
+}
+
+/// Makes a [`VisionAnalyzer`] per session over pooled ONNX detectors.
+#[derive(Debug)]
+pub struct VisionAnalyzerFactory {
+    default_model: PathBuf,
+    options: DetectorOptions,
+    device: String,
+    pool: Pool,
+    /// Models loaded so far, default first (file names, for heartbeats).
+    loaded: Mutex<Vec<String>>,
+}
+
+impl VisionAnalyzerFactory {
+    /// Loads `model` (with `options`: providers, threads, thresholds, class names) and keeps it
+    /// warm for the first session.
+    ///
+    /// # Errors
+    /// The model cannot be loaded (missing file, no ONNX Runtime, unsupported layout, …).
+    pub fn new(
+        model: impl Into<PathBuf>,
+        options: DetectorOptions,
+    ) -> Result<Self, InferenceError> {
+        let default_model = model.into();
+        let detector = Detector::load(&default_model, &options)?;
+        let device = detector.device().to_owned();
+        let loaded = Mutex::new(vec![detector.model_name()]);
+        let pool: Pool = Arc::default();
+        pool.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(default_model.clone(), vec![detector]);
+        Ok(Self {
+            default_model,
+            options,
+            device,
+            pool,
+            loaded,
+        })
+    }
+
+    /// The model a session asks for: its `model` when set (a path, or the default model's file
+    /// name or stem), else the default.
+    fn model_for(&self, config: &SessionConfig) -> PathBuf {
+        let Some(want) = config
+            .model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+        else {
+            return self.default_model.clone();
+        };
+        let default_names = [
+            self.default_model.file_name(),
+            self.default_model.file_stem(),
+        ];
+        if default_names
+            .iter()
+            .flatten()
+            .any(|n| n.to_str() == Some(want))
+        {
+            return self.default_model.clone();
+        }
+        PathBuf::from(want)
+    }
+
+    fn checkout(&self, model: &Path) -> Result<Pooled, String> {
+        let pooled = self
+            .pool
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_mut(model)
+            .and_then(Vec::pop);
+        let detector = match pooled {
+            Some(d) => d,
+            None => {
+                // another session holds the warm one (or a new model): load one more
+                let d = Detector::load(model, &self.options).map_err(|e| e.to_string())?;
+                let name = d.model_name();
+                let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+                if !loaded.contains(&name) {
+                    loaded.push(name);
+                }
+                d
+            }
+        };
+        Ok(Pooled {
+            detector: Some(detector),
+            key: model.to_path_buf(),
+            pool: self.pool.clone(),
+        })
+    }
+}
+
+impl AnalyzerFactory for VisionAnalyzerFactory {
+    fn create(
+        &self,
+        match_id: &MatchId,
+        config: &SessionConfig,
+    ) -> Result<Box<dyn Analyzer>, String> {
+        let model = self.model_for(config);
+        let mut settings = VisionSettings::from_config(config)?;
+        settings.decode.iou_threshold = self.options.decode.iou_threshold;
+        settings.decode.max_detections = self.options.decode.max_detections;
+        let detector = self.checkout(&model)?;
+        Ok(Box::new(VisionAnalyzer::new(
+            Box::new(detector),
+            match_id,
+            settings,
+        )))
+    }
+
+    fn device(&self) -> String {
+        self.device.clone()
+    }
+
+    fn models(&self) -> Vec<String> {
+        self.loaded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// What a session asks of the vision stage, read from its [`SessionConfig`].
+///
+/// The session's `confidence_threshold` is what it takes to *be* a player or the ball: a
+/// detection below it never starts a track (ByteTrack's high threshold; births need 0.1 more,
+/// as in ByteTrack) and is never published on its own. As in ByteTrack, weaker detections (down
+/// to 0.1 for players, 0.05 for the ball) still extend tracks that already exist, which keeps
+/// ids through the frames where a small detector's confidence dips.
+#[derive(Debug, Clone)]
+pub struct VisionSettings {
+    /// The session's threshold.
+    pub confidence: f32,
+    /// What the detector keeps (the lowest confidence any tracker uses).
+    pub decode: DecodeConfig,
+    pub tracker: TrackerConfig,
+    pub ball: BallConfig,
+    /// `None` while uncalibrated (pitch fields are then null).
+    pub calibration: Option<Calibration>,
+    /// The player tracker; without it players carry per-frame ids and teams and events are off
+    /// (both need stable tracks). The ball tracker always runs.
+    pub tracking: bool,
+    pub teams: bool,
+    pub events: bool,
+}
+
+impl VisionSettings {
+    /// # Errors
+    /// Four or more calibration pairs that give no usable homography.
+    pub fn from_config(config: &SessionConfig) -> Result<Self, String> {
+        #[allow(clippy::cast_possible_truncation)] // a 0..1 threshold
+        let confidence = config.confidence_threshold.clamp(0.0, 1.0) as f32;
+        let defaults = TrackerConfig::default();
+        let tracker = TrackerConfig {
+            high_threshold: confidence,
+            birth_threshold: (confidence + 0.1).min(1.0),
+            low_threshold: defaults.low_threshold.min(confidence),
+            ..defaults
+        };
+        let ball_defaults = BallConfig::default();
+        let ball = BallConfig {
+            min_confidence: ball_defaults.min_confidence.min(confidence),
+            init_confidence: confidence,
+            ..ball_defaults
+        };
+        let decode = DecodeConfig {
+            confidence_threshold: tracker.low_threshold.min(ball.min_confidence),
+            ..DecodeConfig::default()
+        };
+        let calibration = match config.calibration.len() {
+            0 => None,
+            n if n < 4 => {
+                tracing::warn!(
+                    pairs = n,
+                    "fewer than 4 calibration pairs: running uncalibrated (pitch fields null)"
+                );
+                None
+            }
+            _ => {
+                let pairs: Vec<PointPair> = config
+                    .calibration
+                    .iter()
+                    .map(|p| PointPair {
+                        image: sportz_vision::Point::new(p.pixel.x, p.pixel.y),
+                        pitch: sportz_vision::Point::new(p.pitch.x, p.pitch.y),
+                    })
+                    .collect();
+                Some(
+                    Calibration::fit(&pairs, &RansacConfig::default())
+                        .map_err(|e| format!("calibration rejected: {e}"))?,
+                )
+            }
+        };
+        Ok(Self {
+            confidence,
+            decode,
+            tracker,
+            ball,
+            calibration,
+            tracking: config.enable_tracking,
+            teams: config.enable_tracking && config.enable_teams,
+            events: config.enable_tracking && config.enable_events,
+        })
+    }
+}
+
+/// Detector → trackers → teams → pitch → events → contract messages, for one session.
+pub struct VisionAnalyzer {
+    detector: Box<dyn Detect>,
+    settings: VisionSettings,
+    tracker: ByteTracker,
+    ball: BallTracker,
+    teams: TeamAssigner,
+    engine: EventEngine,
+    ids: EventIds,
+}
+
+impl std::fmt::Debug for VisionAnalyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VisionAnalyzer")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl VisionAnalyzer {
+    /// Event ids are derived from the match id, the frame and the event's order in it, so a
+    /// restarted session that sees the same frame again produces the same ids.
+    #[must_use]
+    pub fn new(detector: Box<dyn Detect>, match_id: &MatchId, settings: VisionSettings) -> Self {
+        Self {
+            detector,
+            tracker: ByteTracker::new(settings.tracker),
+            ball: BallTracker::new(settings.ball),
+            teams: TeamAssigner::new(TeamConfig::default()),
+            engine: EventEngine::new(EventConfig::default()),
+            ids: EventIds::new(*match_id),
+            settings,
+        }
+    }
+}
+
+impl Analyzer for VisionAnalyzer {
+    fn analyze(&mut self, f: &VideoFrame) -> Result<Analysis, String> {
+        let image = RgbImage::new(&f.rgb, f.width, f.height).map_err(|e| e.to_string())?;
+        let (detections, detect_ms) = self.detector.detect(&image, &self.settings.decode)?;
+        let s = &self.settings;
+        let calibration = s.calibration.as_ref();
+
+        let people = detections.people();
+        let players: Vec<Detection> = if s.tracking {
+            self.tracker.update(&people)
+        } else {
+            people
+                .iter()
+                .filter(|d| d.confidence >= s.confidence)
+                .zip(1u64..)
+                .map(|(d, id)| Detection {
+                    track_id: Some(id),
+                    ..*d
+                })
+                .collect()
+        };
+        if s.teams {
+            for p in &players {
+                if let Some(id) = p.track_id {
+                    self.teams
+                        .observe(id, p.class, torso_colour(&image, &p.bbox));
+                }
+            }
+        }
+        let teams = s.teams.then_some(&self.teams);
+        let step = self
+            .ball
+            .update(f.video_timestamp, &detections.balls(), calibration);
+
+        let mut events: Vec<EventData> = Vec::new();
+        if s.events {
+            let (ball_obs, player_obs) =
+                event_inputs(step.ball.as_ref(), &players, teams, calibration);
+            let found = self.engine.step(&EventFrame {
+                frame_number: f.frame_number,
+                video_timestamp: f.video_timestamp,
+                timestamp: f.read_at,
+                ball: ball_obs,
+                players: &player_obs,
+            });
+            events.extend(found.iter().map(|e| event_data(e, &self.ids)));
+        }
+        let meta = FrameMeta {
+            frame_number: f.frame_number,
+            video_timestamp: f.video_timestamp,
+            timestamp: f.read_at,
+            width: f.width,
+            height: f.height,
+            latency_ms: 0.0,
+        };
+        let frame = build_frame(
+            &meta,
+            step.ball.as_ref(),
+            self.ball.trail(),
+            &players,
+            teams,
+            calibration,
+        );
+        Ok(Analysis {
+            frame,
+            events,
+            detect_ms,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::time::Instant;
+
+    use sportz_contract::worker::{PointPair as ContractPair, VideoSource};
+    use sportz_contract::{CoordinateMode, EventKind, ObjectClass, PitchPoint, PixelPoint};
+    use sportz_vision::BBox;
+
+    use super::*;
+
+    /// A detector that reports the same scene every frame (an addition to the real path, which
+    /// `tests/vision.rs` drives through ONNX Runtime): people standing still, the ball at the
+    /// first one's feet. Records the confidence threshold it was asked for.
+    struct Scene {
+        people: Vec<BBox>,
+        ball: Option<BBox>,
+        asked: Arc<AtomicU32>,
+        fail_at: Option<u32>,
+        calls: u32,
+    }
+
+    impl Detect for Scene {
+        fn detect(
+            &mut self,
+            _: &RgbImage<'_>,
+            decode: &DecodeConfig,
+        ) -> Result<(Detections, f64), String> {
+            self.asked
+                .store(decode.confidence_threshold.to_bits(), Ordering::Relaxed);
+            self.calls += 1;
+            if self.fail_at == Some(self.calls) {
+                return Err("unexpected model output: boom".into());
+            }
+            let mut items: Vec<Detection> = self
+                .people
+                .iter()
+                .map(|b| Detection::new(*b, 0.9, 0).with_class(ObjectClass::Player))
+                .collect();
+            items.extend(
+                self.ball
+                    .map(|b| Detection::new(b, 0.8, 32).with_class(ObjectClass::Ball)),
+            );
+            Ok((Detections::new(items), 1.5))
+        }
+    }
+
+    /// 4 px per metre, top-down: a person standing at (x, y) metres.
+    fn person_at(x: f32, y: f32) -> BBox {
+        BBox::new(x * 4.0 - 4.0, y * 4.0 - 20.0, x * 4.0 + 4.0, y * 4.0)
+    }
+
+    fn scene(asked: &Arc<AtomicU32>) -> Scene {
+        Scene {
+            people: vec![
+                person_at(30.0, 30.0),
+                person_at(60.0, 20.0),
+                person_at(80.0, 50.0),
+            ],
+            ball: Some(BBox::new(120.0, 118.0, 122.0, 120.0)),
+            asked: asked.clone(),
+            fail_at: None,
+            calls: 0,
+        }
+    }
+
+    fn calibrated(mut c: SessionConfig) -> SessionConfig {
+        c.calibration = [(0.0, 0.0), (105.0, 0.0), (105.0, 68.0), (0.0, 68.0)]
+            .map(|(x, y)| ContractPair {
+                pixel: PixelPoint {
+                    x: x * 4.0,
+                    y: y * 4.0,
+                },
+                pitch: PitchPoint { x, y },
+            })
+            .to_vec();
+        c
+    }
+
+    fn config() -> SessionConfig {
+        SessionConfig::new(VideoSource::File("clip.mp4".into()))
+    }
+
+    fn frame(n: u64) -> VideoFrame {
+        VideoFrame {
+            frame_number: n,
+            video_timestamp: n as f64 / 25.0,
+            read_at: 1_700_000_000.0 + n as f64 / 25.0,
+            read_instant: Instant::now(),
+            width: 420,
+            height: 272,
+            rgb: vec![60; 420 * 272 * 3],
+        }
+    }
+
+    fn run(analyzer: &mut VisionAnalyzer, frames: u64) -> Vec<Analysis> {
+        (0..frames)
+            .map(|n| analyzer.analyze(&frame(n)).unwrap())
+            .collect()
+    }
+
+    fn analyzer(config: &SessionConfig, m: &MatchId, asked: &Arc<AtomicU32>) -> VisionAnalyzer {
+        VisionAnalyzer::new(
+            Box::new(scene(asked)),
+            m,
+            VisionSettings::from_config(config).unwrap(),
+        )
+    }
+
+    #[test]
+    fn calibrated_frames_carry_stable_ids_pitch_metres_and_possession() {
+        let asked = Arc::default();
+        let m = MatchId::generate();
+        let mut a = analyzer(&calibrated(config()), &m, &asked);
+        let out = run(&mut a, 20);
+        let last = &out[19].frame;
+        assert_eq!(last.coordinate_mode, CoordinateMode::Pitch);
+        let ids: Vec<u64> = last.players.iter().map(|p| p.track_id).collect();
+        for o in &out[1..] {
+            let here: Vec<u64> = o.frame.players.iter().map(|p| p.track_id).collect();
+            assert_eq!(here, ids, "frame {}", o.frame.frame_number);
+        }
+        let p = last.players[0].pitch.unwrap();
+        assert!(
+            (p.x - 30.0).abs() < 0.2 && (p.y - 30.0).abs() < 0.2,
+            "{p:?}"
+        );
+        let ball = last.ball.as_ref().expect("ball");
+        assert!(!ball.predicted && ball.pitch.is_some());
+        assert!(!last.trail.is_empty());
+        assert_eq!(out[3].detect_ms, 1.5);
+        // the ball rests at the first player's feet: possession, once
+        let events: Vec<&EventData> = out.iter().flat_map(|o| &o.events).collect();
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert_eq!(events[0].kind, EventKind::Possession);
+        assert_eq!(events[0].player_track_id, Some(ids[0]));
+
+        // the same match seen again gives the same event ids
+        let mut again = analyzer(&calibrated(config()), &m, &asked);
+        let ids_again: Vec<_> = run(&mut again, 20)
+            .iter()
+            .flat_map(|o| o.events.iter().map(|e| e.event_id))
+            .collect();
+        assert_eq!(ids_again, vec![events[0].event_id]);
+    }
+
+    #[test]
+    fn uncalibrated_frames_have_null_pitch_fields_and_no_pitch_events() {
+        let asked = Arc::default();
+        let mut c = calibrated(config());
+        c.calibration.truncate(3); // fewer than 4 pairs: uncalibrated, not an error
+        let mut a = analyzer(&c, &MatchId::generate(), &asked);
+        let out = run(&mut a, 10);
+        let last = &out[9].frame;
+        assert_eq!(last.coordinate_mode, CoordinateMode::Pixel);
+        assert_eq!(last.players.len(), 3);
+        assert!(last.players.iter().all(|p| p.pitch.is_none()));
+        assert!(last.ball.as_ref().unwrap().pitch.is_none());
+        assert!(out.iter().all(|o| o.events.is_empty()));
+    }
+
+    #[test]
+    fn the_session_confidence_threshold_decides_what_is_a_player() {
+        let asked = Arc::new(AtomicU32::new(0));
+        // the scene's people are 0.9, its ball 0.8; (threshold, tracking) → (players, ball)
+        let cases = [
+            (0.75, true, 3, true),
+            // a track is born at threshold + 0.1 (ByteTrack), the ball at the threshold
+            (0.85, true, 0, false),
+            // without tracking, the threshold alone filters
+            (0.85, false, 3, false),
+            (0.95, false, 0, false),
+        ];
+        for (threshold, tracking, players, ball) in cases {
+            let mut c = config();
+            c.confidence_threshold = threshold;
+            c.enable_tracking = tracking;
+            let mut a = analyzer(&c, &MatchId::generate(), &asked);
+            let last = run(&mut a, 10).pop().unwrap().frame;
+            assert_eq!(
+                (last.players.len(), last.ball.is_some()),
+                (players, ball),
+                "threshold {threshold}, tracking {tracking}"
+            );
+            // the detector keeps weak detections for the trackers to extend tracks with
+            assert_eq!(f32::from_bits(asked.load(Ordering::Relaxed)), 0.05);
+        }
+    }
+
+    #[test]
+    fn without_tracking_players_get_per_frame_ids_and_no_teams_or_events() {
+        let asked = Arc::default();
+        let mut c = calibrated(config());
+        c.enable_tracking = false;
+        let settings = VisionSettings::from_config(&c).unwrap();
+        assert!(!settings.teams && !settings.events);
+        let mut a = analyzer(&c, &MatchId::generate(), &asked);
+        let out = run(&mut a, 20);
+        for o in &out {
+            let ids: Vec<u64> = o.frame.players.iter().map(|p| p.track_id).collect();
+            assert_eq!(ids, [1, 2, 3]);
+            assert!(o.frame.players.iter().all(|p| p.team.is_none()));
+            assert!(o.events.is_empty());
+        }
+        // the ball is still tracked, and pitch positions still mapped
+        assert!(out[19].frame.ball.is_some());
+        assert!(out[19].frame.players[0].pitch.is_some());
+    }
+
+    #[test]
+    fn events_can_be_switched_off_alone() {
+        let asked = Arc::default();
+        let mut c = calibrated(config());
+        c.enable_events = false;
+        let mut a = analyzer(&c, &MatchId::generate(), &asked);
+        let out = run(&mut a, 20);
+        assert!(out.iter().all(|o| o.events.is_empty()));
+        assert_eq!(out[19].frame.players.len(), 3);
+    }
+
+    #[test]
+    fn a_degenerate_calibration_is_refused() {
+        let mut c = config();
+        c.calibration = (0..4)
+            .map(|i| ContractPair {
+                pixel: PixelPoint {
+                    x: f64::from(i) * 10.0,
+                    y: f64::from(i) * 10.0,
+                },
+                pitch: PitchPoint {
+                    x: f64::from(i),
+                    y: f64::from(i),
+                },
+            })
+            .collect();
+        let err = VisionSettings::from_config(&c).unwrap_err();
+        assert!(err.starts_with("calibration rejected"), "{err}");
+    }
+
+    #[test]
+    fn a_detector_failure_fails_the_frame_with_its_message() {
+        let asked = Arc::default();
+        let mut s = scene(&asked);
+        s.fail_at = Some(2);
+        let mut a = VisionAnalyzer::new(
+            Box::new(s),
+            &MatchId::generate(),
+            VisionSettings::from_config(&config()).unwrap(),
+        );
+        assert!(a.analyze(&frame(0)).is_ok());
+        let err = a.analyze(&frame(1)).unwrap_err();
+        assert!(err.contains("unexpected model output"), "{err}");
+    }
+
+    #[test]
+    fn a_frame_whose_buffer_does_not_match_its_size_is_an_error() {
+        let asked = Arc::default();
+        let mut a = analyzer(&config(), &MatchId::generate(), &asked);
+        let mut f = frame(0);
+        f.rgb.truncate(10);
+        assert!(a.analyze(&f).unwrap_err().contains("expected"));
+    }
+}
