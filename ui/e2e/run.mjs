@@ -175,6 +175,34 @@ try {
     await a.getByLabel('Sequence').fill('2');
   });
 
+  await scenario('pagination: a 13th match pushes the grid onto two pages', async () => {
+    const ids = [matchId];
+    for (let i = 0; i < 12; i++) {
+      const r = await fetch(`${base}/matches`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ homeTeam: `Home ${i + 1}`, awayTeam: `Away ${i + 1}`, sport: 'football' }),
+      });
+      const text = await r.text();
+      assert(r.status === 201, `create ${i}: ${r.status} ${text}`);
+      ids.push(JSON.parse(text).data.id);
+    }
+    await b.waitForFunction(() => !document.querySelector('nav.pager')?.hidden && !document.querySelector('nav.pager button:last-child')?.disabled, null, { timeout: 15_000 });
+    const cardIds = () => b.$$eval('li.card', (els) => els.map((e) => e.dataset.matchId));
+    const page1 = await cardIds();
+    assert(page1.length === 12, `page 1 has ${page1.length} cards`);
+    await b.getByRole('button', { name: 'Next →' }).click();
+    await b.waitForFunction(() => document.querySelector('nav.pager span')?.textContent === 'Page 2');
+    await b.waitForSelector('li.card');
+    const page2 = await cardIds();
+    assert(page2.length >= 1 && page2.every((id) => !page1.includes(id)), `page 2 ${JSON.stringify(page2)} overlaps page 1`);
+    const seen = new Set([...page1, ...page2]);
+    assert(ids.every((id) => seen.has(id)), 'a created match is on neither page');
+    await shot(b, '05b-centre-page-2');
+    await b.getByRole('button', { name: '← Previous' }).click();
+    await b.waitForFunction(() => document.querySelector('nav.pager span')?.textContent === 'Page 1');
+  });
+
   await scenario('radar dots move during the synthetic demo', async () => {
     await a.getByRole('button', { name: 'Start', exact: true }).click();
     await a.waitForFunction(() => !!document.querySelector('canvas.radar')?.dataset.firstPlayer, null, { timeout: 90_000 });

@@ -125,7 +125,8 @@ function route(): void {
     dispose = centreView(main);
   }
   // Move focus to the new page for keyboard and screen-reader users (not on first load).
-  if (routed) main.focus({ preventScroll: false });
+  // A view that focused a field itself (the match form) keeps that focus.
+  if (routed && !main.contains(document.activeElement)) main.focus({ preventScroll: false });
   routed = true;
 }
 let routed = false;

@@ -66,7 +66,8 @@ export function centreView(root: HTMLElement): () => void {
     isOperator() ? h('a', { href: '#/new', class: 'button primary' }, 'New match') : null,
   );
   clear(root);
-  root.append(heading, status, grid, h('nav', { class: 'pager', 'aria-label': 'Pages' }, prev, pageLabel, next), workersLine);
+  const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' }, prev, pageLabel, next);
+  root.append(heading, status, grid, pager, workersLine);
 
   async function loadWorkers(): Promise<void> {
     try {
@@ -103,15 +104,16 @@ export function centreView(root: HTMLElement): () => void {
     state = { ...state, flashed: new Set() };
     prev.disabled = page === 0;
     next.disabled = !nextCursor;
+    pager.hidden = page === 0 && !nextCursor;
     pageLabel.textContent = `Page ${page + 1}`;
   }
 
-  async function load(): Promise<void> {
-    loading = true;
-    render();
+  async function load(silent = false): Promise<void> {
+    loading = !silent;
+    if (!silent) render();
     try {
       const res = await api.listMatches(PAGE_SIZE, cursors[page]);
-      state = { matches: res.data, flashed: new Set() };
+      state = { matches: res.data, flashed: silent ? state.flashed : new Set() };
       nextCursor = res.nextCursor;
       cursors[page + 1] = res.nextCursor;
       error = null;
@@ -132,6 +134,11 @@ export function centreView(root: HTMLElement): () => void {
     const after = applyToCentre(state, msg, page === 0);
     if (after !== state) {
       state = after;
+      if (state.matches.length > PAGE_SIZE) {
+        // A new match pushed one off this page: show a full page and fetch the cursor anew.
+        state = { ...state, matches: state.matches.slice(0, PAGE_SIZE) };
+        void load(true);
+      }
       render();
     }
   });
