@@ -1,6 +1,6 @@
 //! Prints how many events of each kind the match engine produces per minute, for a few seeds.
 //!
-//! `cargo run --release -p sportz-synth --example event_stats [-- MINUTES]`
+//! `cargo run --release -p sportz-synth --example event_stats [-- MINUTES [SEEDS]]`
 
 use sportz_contract::EventKind;
 use sportz_synth::simulate_events;
@@ -10,7 +10,11 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
-    for seed in 0..5u64 {
+    let seeds: u64 = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    for seed in 0..seeds {
         let events = simulate_events(seed, f64::from(minutes) * 60.0, 25);
         let per_min = |k: EventKind| {
             events.iter().filter(|e| e.kind == k).count() as f64 / f64::from(minutes)

@@ -1000,7 +1000,13 @@ impl Sim {
         {
             b.vel = v2(0.0, 0.0);
         }
+        // Out of play, the ball is soon stopped (by the boards, the crowd, a ball boy) and
+        // never leaves the stadium.
+        if !b.in_play {
+            b.vel = b.vel * (1.0 - 2.5 * DT);
+        }
         b.pos = b.pos + b.vel * DT;
+        b.pos = v2(b.pos.x.clamp(-6.0, L + 6.0), b.pos.y.clamp(-4.0, W + 6.0));
     }
 
     fn check_lines(&mut self) {

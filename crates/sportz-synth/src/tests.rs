@@ -395,6 +395,11 @@ fn ball_and_player_speeds_are_realistic() {
                 sim.time()
             );
             assert!(b.h < 25.0);
+            assert!(
+                (-6.0..=111.0).contains(&b.pos.x) && (-4.0..=74.0).contains(&b.pos.y),
+                "ball at {:?}",
+                b.pos
+            );
             for p in &sim.people {
                 assert!(
                     p.vel.len() < 9.5,
