@@ -11,7 +11,7 @@
 //! text (any text) is ignored.
 //!
 //! Both: server ping every `ping_interval`, sockets that did not pong since the previous ping are
-//! terminated; shutdown closes with 1001; origin from another site → 4403; a required viewer
+//! terminated, and so are sockets that accept no data for a whole interval (a stalled reader); shutdown closes with 1001; origin from another site → 4403; a required viewer
 //! token missing → 4401; upgrades over the per-client rate → 429 with `Retry-After`.
 
 use std::net::{IpAddr, SocketAddr};
@@ -126,7 +126,15 @@ async fn pump(
         tokio::select! {
             next = q.next() => match next {
                 Next::Send(text) => {
-                    if socket.send(Message::Text(text.as_ref().into())).await.is_err() {
+                    // a client that stops reading blocks this send once its TCP buffers are
+                    // full: give up after one ping interval (its queue has overflowed by then)
+                    let sent = tokio::time::timeout(
+                        st.config.ping_interval,
+                        socket.send(Message::Text(text.as_ref().into())),
+                    )
+                    .await;
+                    if !matches!(sent, Ok(Ok(()))) {
+                        tracing::debug!(endpoint, "terminating a socket that stopped reading");
                         return;
                     }
                     st.metrics.sent(endpoint);
