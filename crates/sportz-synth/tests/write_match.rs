@@ -6,7 +6,8 @@ use std::process::Command;
 
 use sportz_contract::worker::PointPair;
 use sportz_synth::{
-    EventTruth, FfmpegOptions, FrameTruth, SynthConfig, SynthError, write_match, write_match_with,
+    EventTruth, FfmpegOptions, FrameTruth, SynthConfig, SynthError, SynthMatch, write_match,
+    write_match_with,
 };
 
 fn scratch(name: &str) -> PathBuf {
@@ -51,6 +52,36 @@ fn ffprobe(video: &Path) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
 
+fn same_json(a: &serde_json::Value, b: &serde_json::Value, at: &str) {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            assert!(
+                (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0),
+                "{at}: {x} vs {y}"
+            );
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            assert_eq!(x.len(), y.len(), "{at}");
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                same_json(p, q, &format!("{at}[{i}]"));
+            }
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            assert_eq!(
+                x.keys().collect::<Vec<_>>(),
+                y.keys().collect::<Vec<_>>(),
+                "{at}"
+            );
+            for (k, p) in x {
+                same_json(p, &y[k], &format!("{at}.{k}"));
+            }
+        }
+        _ => assert_eq!(a, b, "{at}"),
+    }
+}
+
 #[test]
 fn writes_video_truth_events_and_calibration() {
     let dir = scratch("write");
@@ -75,6 +106,22 @@ fn writes_video_truth_events_and_calibration() {
         assert_eq!(f.frame_number, n as u64);
         assert!((f.video_timestamp - n as f64 / 25.0).abs() < 1e-9);
         assert_eq!(f.objects.len(), 23);
+    }
+
+    // The files read back to what the in-memory renderer gives (serde_json parses floats to
+    // within an ulp, so numbers are compared with a tolerance).
+    let in_memory: Vec<FrameTruth> = SynthMatch::new(42, cfg())
+        .unwrap()
+        .map(|(_, t)| t)
+        .collect();
+    assert_eq!(in_memory.len(), frames.len());
+    for (line, t) in truth.lines().zip(&in_memory) {
+        let file: serde_json::Value = serde_json::from_str(line).unwrap();
+        same_json(
+            &file,
+            &serde_json::to_value(t).unwrap(),
+            &format!("frame {}", t.frame_number),
+        );
     }
 
     let events: Vec<EventTruth> =
