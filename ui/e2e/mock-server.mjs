@@ -220,6 +220,8 @@ async function handle(req, res) {
       return send(res, 200, { data: c });
     }
     if (p[2] === 'still') {
+      if (!m.videoSource) return err(res, 409, 'conflict', 'the match has no video source');
+      if (m.videoSource.type === 'synthetic' || m.videoSource.type === 'device') return err(res, 409, 'conflict', `no still image for a ${m.videoSource.type} source`);
       res.writeHead(200, { 'Content-Type': 'image/svg+xml' });
       return res.end(`<svg xmlns="http://www.w3.org/2000/svg" width="1280" height="720"><rect width="1280" height="720" fill="#2e7d32"/><polygon points="200,150 1080,150 1260,700 20,700" fill="none" stroke="white" stroke-width="4"/><line x1="640" y1="150" x2="640" y2="700" stroke="white" stroke-width="4"/><ellipse cx="640" cy="380" rx="150" ry="70" fill="none" stroke="white" stroke-width="4"/></svg>`);
     }

@@ -259,14 +259,23 @@ try {
     await ctxE.close();
   });
 
-  await scenario('calibration: 4 landmarks on a still, reprojection error shown', async () => {
+  await scenario('calibration: 4 landmarks (clicked on a still, or typed), reprojection error shown', async () => {
     await a.goto(`${base}/#/match/${matchId}/calibrate`);
-    await a.waitForFunction(() => (document.querySelector('img.still')?.naturalWidth ?? 0) > 0, null, { timeout: 30_000 });
+    // A synthetic source has no video file to take a still from: then the pixels are typed.
+    await a.waitForFunction(() => (document.querySelector('img.still')?.naturalWidth ?? 0) > 0
+      || /No still/.test(document.body.textContent ?? ''), null, { timeout: 30_000 });
+    const hasStill = await a.evaluate(() => (document.querySelector('img.still')?.naturalWidth ?? 0) > 0);
     await a.getByRole('button', { name: 'Clear pairs' }).click();
-    const box = await a.locator('img.still').boundingBox();
-    const clicks = [[0.1, 0.2], [0.9, 0.2], [0.05, 0.9], [0.95, 0.85]];
-    for (const [fx, fy] of clicks) {
-      await a.locator('img.still').click({ position: { x: fx * box.width, y: fy * box.height } });
+    // Corners TL, TR, BL, BR (the landmark list advances by itself) seen in perspective.
+    const fractions = [[0.15, 0.2], [0.85, 0.2], [0.02, 0.95], [0.98, 0.95]];
+    for (const [fx, fy] of fractions) {
+      if (hasStill) {
+        const box = await a.locator('img.still').boundingBox();
+        await a.locator('img.still').click({ position: { x: fx * box.width, y: fy * box.height } });
+      } else {
+        await a.getByLabel('Pixel x').fill(String(fx * 1280));
+        await a.getByLabel('Pixel y').fill(String(fy * 720));
+      }
       await a.getByRole('button', { name: 'Add pair' }).click();
     }
     await a.getByRole('button', { name: 'Save calibration' }).click();

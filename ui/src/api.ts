@@ -9,7 +9,7 @@ import type {
   Page,
   VideoSource,
 } from './types';
-import { getOperatorToken } from './token';
+import { getOperatorToken, getViewerToken } from './token';
 
 export class ApiError extends Error {
   constructor(
@@ -49,8 +49,8 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 async function requestOnce<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const token = getOperatorToken();
-  if (token && method !== 'GET') headers.Authorization = `Bearer ${token}`;
+  const token = authToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
   let res: Response;
   try {
     res = await fetch(apiBase() + path, {
@@ -137,15 +137,45 @@ export const api = {
     request<{ data: Calibration }>('GET', `/matches/${id}/calibration`).then((r) => r.data),
   putCalibration: (id: string, pairs: CalibrationPair[]) =>
     request<{ data: Calibration }>('PUT', `/matches/${id}/calibration`, { pairs }).then((r) => r.data),
-  stillUrl: (id: string, t: number) => `${apiBase()}/matches/${id}/still${qs({ t })}`,
+  /** The still as an object URL (fetched with the token, which an <img src> could not send). */
+  stillObjectUrl: async (id: string, t: number): Promise<string> => {
+    const token = authToken();
+    let res: Response;
+    try {
+      res = await fetch(`${apiBase()}/matches/${id}/still${qs({ t })}`, {
+        headers: token ? { Authorization: `Bearer ${token}` } : {},
+      });
+    } catch (e) {
+      throw new ApiError(0, 'network', `the server cannot be reached (${String(e)})`);
+    }
+    if (!res.ok) {
+      const text = await res.text();
+      let message = text.slice(0, 200) || res.statusText;
+      try {
+        message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
+      } catch {
+        /* not JSON */
+      }
+      throw new ApiError(res.status, `http_${res.status}`, message);
+    }
+    return URL.createObjectURL(await res.blob());
+  },
   workers: () => request<{ data: Array<Record<string, unknown>> }>('GET', '/api/workers').then((r) => r.data),
 };
 
-/** The WebSocket URL for a path on the same host; a viewer token, when set, rides as `?token=`. */
+/** The bearer token of REST calls: the operator's when set, else a viewer token when set. */
+function authToken(): string | null {
+  return getOperatorToken() || getViewerToken();
+}
+
+/**
+ * The WebSocket URL for a path on the same host. A viewer token, when set, rides as `?token=`
+ * (browsers cannot set headers on WebSockets); the operator token is never put in a URL.
+ */
 export function wsUrl(path: string): string {
   const loc = globalThis.location;
   const proto = loc.protocol === 'https:' ? 'wss:' : 'ws:';
-  const viewer = localStorage.getItem('sportz.viewerToken');
+  const viewer = getViewerToken();
   const q = viewer ? `?token=${encodeURIComponent(viewer)}` : '';
   return `${proto}//${loc.host}${path}${q}`;
 }

@@ -4,7 +4,7 @@
 import './styles.css';
 import { h } from './dom';
 import { getHub } from './hub';
-import { getOperatorToken, onTokenChange, setOperatorToken } from './token';
+import { getOperatorToken, getViewerToken, onTokenChange, setOperatorToken, setViewerToken } from './token';
 import { badge } from './views/badge';
 import { calibrationView } from './views/calibration';
 import { centreView } from './views/centre';
@@ -28,6 +28,7 @@ app.append(header, main);
 
 // ---------------------------------------------------------------- operator token dialog
 const tokenInput = h('input', { id: 'op-token', type: 'password', autocomplete: 'off', name: 'token' });
+const viewerInput2 = h('input', { id: 'viewer-token-2', type: 'password', autocomplete: 'off', name: 'viewerToken' });
 const tokenDialog = h(
   'dialog',
   { class: 'modal', 'aria-labelledby': 'tok-h' },
@@ -39,21 +40,38 @@ const tokenDialog = h(
     h('div', { class: 'field' }, h('label', { for: 'op-token' }, 'Operator token'), tokenInput),
     h(
       'div',
+      { class: 'field' },
+      h('label', { for: 'viewer-token-2' }, 'Viewer token (only if the server requires one)'),
+      viewerInput2,
+    ),
+    h(
+      'div',
       { class: 'actions' },
       h('button', { type: 'submit', value: 'save', class: 'primary' }, 'Save'),
-      h('button', { type: 'submit', value: 'clear' }, 'Forget token'),
+      h('button', { type: 'submit', value: 'clear' }, 'Forget tokens'),
       h('button', { type: 'submit', value: 'cancel' }, 'Cancel'),
     ),
   ),
 );
 document.body.append(tokenDialog);
 tokenDialog.addEventListener('close', () => {
-  if (tokenDialog.returnValue === 'save' && tokenInput.value.trim()) setOperatorToken(tokenInput.value);
-  if (tokenDialog.returnValue === 'clear') setOperatorToken(null);
+  if (tokenDialog.returnValue === 'save') {
+    if (viewerInput2.value.trim()) setViewerToken(viewerInput2.value);
+    if (tokenInput.value.trim()) setOperatorToken(tokenInput.value);
+  }
+  if (tokenDialog.returnValue === 'clear') {
+    setViewerToken(null);
+    setOperatorToken(null);
+  }
   tokenInput.value = '';
+  viewerInput2.value = '';
   opButton.focus();
 });
-opButton.addEventListener('click', () => tokenDialog.showModal());
+opButton.addEventListener('click', () => {
+  viewerInput2.placeholder = getViewerToken() ? '(saved)' : '';
+  tokenInput.placeholder = getOperatorToken() ? '(saved)' : '';
+  tokenDialog.showModal();
+});
 function renderOpButton(): void {
   const on = !!getOperatorToken();
   opButton.textContent = on ? 'Operator ✓' : 'Operator';
@@ -78,7 +96,7 @@ const retry = h(
     class: 'primary',
     onclick: () => {
       if (!viewerField.hidden && viewerInput.value.trim()) {
-        localStorage.setItem('sportz.viewerToken', viewerInput.value.trim());
+        setViewerToken(viewerInput.value);
       }
       lostDialog.close();
       hub.connect();

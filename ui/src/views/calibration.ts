@@ -12,6 +12,7 @@ export function calibrationView(root: HTMLElement, matchId: string): () => void 
   clear(root);
   let pairs: CalibrationPair[] = [];
   const msg = h('p', { class: 'form-msg', role: 'status' });
+  const stillMsg = h('p', { class: 'form-msg', role: 'status' });
   const errorOut = h('p', { class: 'reproj', 'aria-live': 'polite' });
   const t = h('input', { type: 'number', name: 't', min: '0', step: '0.5', value: '0' });
   const img = h('img', { class: 'still', alt: 'A frame of the match video: click a landmark', draggable: false });
@@ -29,12 +30,22 @@ export function calibrationView(root: HTMLElement, matchId: string): () => void 
   const list = h('ol', { class: 'pairs', 'aria-label': 'Landmark pairs' });
   const save = h('button', { type: 'button', class: 'primary' }, 'Save calibration');
 
-  const loadStill = () => {
-    img.src = api.stillUrl(matchId, Number(t.value) || 0);
+  let objectUrl: string | null = null;
+  const loadStill = async () => {
+    stillMsg.textContent = 'Reading a still from the video…';
+    try {
+      const url = await api.stillObjectUrl(matchId, Number(t.value) || 0);
+      if (objectUrl) URL.revokeObjectURL(objectUrl);
+      objectUrl = url;
+      img.src = url;
+      stillWrap.hidden = false;
+    } catch (e) {
+      stillWrap.hidden = true;
+      stillMsg.textContent = `No still: ${errText(e)}. Type the pixel coordinates of each landmark instead.`;
+    }
   };
-  img.addEventListener('error', () => (msg.textContent = 'No still could be read from the video (is a video source set?)'));
   img.addEventListener('load', () => {
-    msg.textContent = `Still ${img.naturalWidth}×${img.naturalHeight} px. Click a landmark.`;
+    stillMsg.textContent = `Still ${img.naturalWidth}×${img.naturalHeight} px: click a landmark, then pick which one it is.`;
     renderPairs();
   });
   img.addEventListener('click', (ev) => {
@@ -124,7 +135,8 @@ export function calibrationView(root: HTMLElement, matchId: string): () => void 
     h('p', {}, h('a', { href: `#/match/${matchId}` }, '← Back to the match')),
     h('h1', {}, 'Calibrate the pitch'),
     h('p', { class: 'muted' }, 'Pick at least 4 landmarks that are not on one line. The pitch is 105 × 68 m: x along the length from the left goal line, y from the top touch line.'),
-    h('div', { class: 'row' }, field('Video time (s)', t), h('button', { type: 'button', onclick: loadStill }, 'Load still')),
+    h('div', { class: 'row still-row' }, field('Video time (s)', t), h('button', { type: 'button', onclick: () => void loadStill() }, 'Load still')),
+    stillMsg,
     stillWrap,
     addForm,
     list,
@@ -144,6 +156,8 @@ export function calibrationView(root: HTMLElement, matchId: string): () => void 
       renderPairs();
     },
   );
-  loadStill();
-  return () => {};
+  void loadStill();
+  return () => {
+    if (objectUrl) URL.revokeObjectURL(objectUrl);
+  };
 }
