@@ -12,6 +12,18 @@
 //! [`SynthConfig`] give the same pixels and truth on every machine. The match itself (players,
 //! ball, camera path, events) depends on the seed only, not on the resolution or frame rate.
 //!
+//! ```
+//! use sportz_synth::{SynthConfig, SynthMatch};
+//!
+//! let cfg = SynthConfig { width: 320, height: 180, ..SynthConfig::default() };
+//! let mut demo = SynthMatch::new(7, cfg).unwrap();
+//! let (image, truth) = demo.render_next(); // frame 0; call again for frame 1, …
+//! assert_eq!(image.data.len(), 320 * 180 * 3); // rgb24, row-major
+//! assert_eq!(truth.objects.len(), 23); // 22 players and the referee
+//! let (u, v) = sportz_synth::apply(&truth.camera.image_from_pitch, 52.5, 34.0).unwrap();
+//! assert!((0.0..320.0).contains(&u) && (0.0..180.0).contains(&v)); // kickoff: centre spot in view
+//! ```
+//!
 //! Teams: 11 per side (10 outfield players and a goalkeeper in a distinct shirt) plus one
 //! referee. Pitch coordinates follow the contract: metres on a 105×68 pitch, origin at a
 //! corner, x along the length; the camera stands on the y = 68 side, so x grows to the right
