@@ -110,7 +110,13 @@ export interface MetricsData {
   device?: string;
   gpu?: GpuMetrics | null;
 }
-export interface StatusData { status: string; message?: string | null; worker_id?: string | null }
+/** `status` is null in the snapshot of a match without a session (then `match_status` says why). */
+export interface StatusData {
+  status: string | null;
+  message?: string | null;
+  worker_id?: string | null;
+  match_status?: string;
+}
 export interface EventData {
   event_id: string;
   kind: string;

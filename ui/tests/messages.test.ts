@@ -31,7 +31,7 @@ const comment = (id: number, sequence: number): CommentaryDto => ({
 
 describe('parseServerMessage', () => {
   it('reads every /ws fixture', () => {
-    for (const f of ['ws_welcome', 'ws_subscribed', 'ws_unsubscribed', 'ws_match_created', 'ws_score_update', 'ws_commentary', 'ws_error']) {
+    for (const f of ['ws_welcome', 'ws_subscribed', 'ws_unsubscribed', 'ws_match_created', 'ws_match_updated', 'ws_score_update', 'ws_commentary', 'ws_error']) {
       const m = parseServerMessage(fixture(`${f}.json`));
       expect(m, f).not.toBeNull();
       expect(m!.type).toBe(f.slice(3));
@@ -111,7 +111,7 @@ describe('commentary feed', () => {
 describe('match stream', () => {
   const frameMsg = parseStreamMessage(fixture('frame.json'))!;
   it('reads every contract fixture', () => {
-    for (const f of ['frame', 'frame_uncalibrated', 'status', 'metrics', 'event', 'error']) {
+    for (const f of ['frame', 'frame_uncalibrated', 'status', 'status_snapshot_no_session', 'metrics', 'event', 'error']) {
       expect(parseStreamMessage(fixture(`${f}.json`)), f).not.toBeNull();
     }
     expect(parseStreamMessage('{"type":"welcome"}')).toBeNull();
@@ -136,6 +136,18 @@ describe('match stream', () => {
     for (let i = 0; i <= 10; i++) s = applyToStream(s, frameMsg, 1000 + i * 100);
     expect(displayFps(s, 2000)).toBeCloseTo(10, 5);
     expect(displayFps(s, 10_000)).toBe(0);
+  });
+  it('reads the snapshot of a match without a session', () => {
+    const s = applyToStream(emptyStream(), parseStreamMessage(fixture('status_snapshot_no_session.json'))!, 0);
+    expect(s.status?.status).toBeNull();
+    expect(s.status?.match_status).toBe('ready');
+    expect(s.sessionId).toBeNull();
+  });
+  it('match_updated from the fixture replaces the card', () => {
+    const up = parseServerMessage(fixture('ws_match_updated.json'))!;
+    expect(up.type).toBe('match_updated');
+    const s = { ...emptyCentre(), matches: [{ ...base, id: (up as { data: MatchDto }).data.id }] };
+    expect(applyToCentre(s, up).matches[0]).toEqual((up as { data: MatchDto }).data);
   });
   it('records errors', () => {
     const s = applyToStream(emptyStream(), parseStreamMessage(fixture('error.json'))!, 0);

@@ -190,7 +190,7 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
   // ------------------------------------------------------------------ radar, metrics, events
   function renderLive(): void {
     const s = stream;
-    const st = s.status?.status ?? 'no session';
+    const st = s.status?.status ?? `no session${s.status?.match_status ? ` (match ${s.status.match_status})` : ''}`;
     sessionLine.textContent = `Session: ${st}${s.status?.message ? ` — ${s.status.message}` : ''}${
       s.sessionId ? ` (${s.sessionId})` : ''
     }${s.lastError ? ` · error: ${s.lastError}` : ''}`;
