@@ -34,7 +34,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'sportz-e2e-'));
 let server = null;
 
 function startServer() {
-  const env = { ...process.env, SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), RUST_LOG: process.env.RUST_LOG ?? 'warn' };
+  const env = { ...process.env, SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: '1', RUST_LOG: process.env.RUST_LOG ?? 'warn' };
   const [cmd, args] = MOCK
     ? [process.execPath, [join(uiDir, 'e2e/mock-server.mjs'), '--bind', `127.0.0.1:${port}`]]
     : [BIN, ['--headless', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir]];
