@@ -5,7 +5,7 @@
 // Ends with a line "N passed, N failed".
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -33,8 +33,17 @@ const base = `http://127.0.0.1:${port}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'sportz-e2e-'));
 let server = null;
 
+// What scripts/env.sh sets for the server: the ONNX Runtime library from scripts/setup's cache.
+function ortDylib() {
+  if (process.env.ORT_DYLIB_PATH) return process.env.ORT_DYLIB_PATH;
+  const dir = join(repo, '.cache/onnxruntime', process.env.SPORTZ_ORT_VERSION ?? '1.32.0');
+  const lib = existsSync(dir) ? readdirSync(dir).find((f) => f.startsWith('libonnxruntime.so')) : undefined;
+  return lib ? join(dir, lib) : undefined;
+}
+
 function startServer() {
-  const env = { ...process.env, SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: '1', RUST_LOG: process.env.RUST_LOG ?? 'warn' };
+  const ort = ortDylib();
+  const env = { ...process.env, ...(ort ? { ORT_DYLIB_PATH: ort } : {}), SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: '1', RUST_LOG: process.env.RUST_LOG ?? 'warn' };
   const [cmd, args] = MOCK
     ? [process.execPath, [join(uiDir, 'e2e/mock-server.mjs'), '--bind', `127.0.0.1:${port}`]]
     : [BIN, ['--headless', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir]];
