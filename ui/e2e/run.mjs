@@ -159,6 +159,16 @@ try {
     await a.getByRole('button', { name: 'Post' }).click();
     await c.waitForSelector('.feed li.comment >> text=Kick-off at the Emirates', { timeout: 10_000 });
     await a.waitForSelector('.feed li.comment >> text=Kick-off at the Emirates', { timeout: 10_000 });
+    // A second item: it animates in; the first stays the same DOM node (not re-rendered).
+    await c.$eval('.feed li.comment', (el) => { el.__old = true; });
+    await a.getByLabel('Event type').fill('goal');
+    await a.getByLabel('Actor').fill('Saka');
+    await a.getByLabel('Message').fill('Saka scores!');
+    await a.getByRole('button', { name: 'Post' }).click();
+    await c.waitForSelector('.feed li.comment >> text=Saka scores!', { timeout: 10_000 });
+    const feed = await c.$$eval('.feed li.comment', (els) => els.map((e) => ({ text: e.textContent, old: !!e.__old, enter: e.classList.contains('enter') })));
+    assert(feed.length === 2 && feed[0].text.includes('Saka scores!') && !feed[0].old && feed[0].enter, `newest first, animated: ${JSON.stringify(feed)}`);
+    assert(feed[1].old, 'the older item was re-rendered');
     await sleep(500);
     const leaked = bFrames.filter((f) => f.includes('"commentary"'));
     assert(leaked.length === 0, `B (not subscribed) received commentary: ${leaked[0]}`);

@@ -171,7 +171,14 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
       }
       return el;
     });
-    feedList.replaceChildren(...els);
+    // Keyed update: nodes already in place are not touched, so a screen reader announces (and
+    // the animation plays for) only what is new.
+    const keep = new Set<Element>(els);
+    for (const child of Array.from(feedList.children)) if (!keep.has(child)) child.remove();
+    els.forEach((el, i) => {
+      const at = feedList.children[i];
+      if (at !== el) feedList.insertBefore(el, at ?? null);
+    });
     moreBtn.hidden = !feedCursor;
   }
 
