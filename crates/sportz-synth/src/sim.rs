@@ -124,6 +124,7 @@ pub(crate) struct Sim {
     phase: Phase,
     pub score: [u32; 2],
     pub events: Vec<RawEvent>,
+    /// The team that last had the ball under control (kept through passes and stoppages).
     pub possession: Option<TeamSide>,
     pub rig: Rig,
     /// The broadcast camera's fixed position (seeded): near the halfway line, 24–38 m behind
@@ -375,7 +376,6 @@ impl Sim {
         self.ball.in_play = false;
         self.ball.owner = None;
         self.receiver = None;
-        self.possession = None;
         self.phase = Phase::Dead {
             kind,
             spot,
@@ -444,7 +444,7 @@ impl Sim {
             self.phase = Phase::Live;
             self.ball.in_play = true;
             self.ball.pos = spot;
-            self.gain(taker, None);
+            self.gain(taker, Some(kind.name()));
             self.restart_kick(taker, kind);
         }
     }
@@ -712,7 +712,8 @@ impl Sim {
             self.event(EventKind::PossessionChange, Some(team), Some(j))
                 .detail = detail;
         }
-        self.event(EventKind::Possession, Some(team), Some(j));
+        self.event(EventKind::Possession, Some(team), Some(j))
+            .detail = detail;
         self.possession = Some(team);
         self.ball.owner = Some(j);
         self.ball.last_touch = Some(j);

@@ -146,7 +146,9 @@ pub struct EventTruth {
     /// Ball speed at the kick (pass, shot), metres per second.
     pub speed_mps: Option<f64>,
     /// A free-form qualifier: `throw_in`, `goal_kick`, `corner_kick` (ball_out); `clearance`,
-    /// `restart` (pass); `tackle`, `interception` (possession_change, ball_lost).
+    /// `restart` (pass); `tackle`, `interception`, `save`, or the restart that handed the ball
+    /// over (`kickoff`, `throw_in`, `goal_kick`, `corner_kick`) for possession, possession_change
+    /// and ball_lost.
     pub detail: Option<String>,
 }
 
