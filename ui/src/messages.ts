@@ -139,9 +139,12 @@ export function applyToMatch(match: MatchDto, msg: ServerMessage): MatchDto {
 
 // ---------------------------------------------------------------- commentary feed
 
-/** Newest first: by sequence, then by id. */
+/** Newest first, as the server pages them: by creation time, then by id. */
 export function compareCommentary(a: CommentaryDto, b: CommentaryDto): number {
-  return b.sequence - a.sequence || b.id - a.id;
+  const ta = Date.parse(a.createdAt);
+  const tb = Date.parse(b.createdAt);
+  if (!Number.isNaN(ta) && !Number.isNaN(tb) && ta !== tb) return tb - ta;
+  return b.id - a.id;
 }
 
 /**

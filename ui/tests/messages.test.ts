@@ -101,6 +101,11 @@ describe('commentary feed', () => {
     expect(feed).toHaveLength(4);
     expect(added).toEqual([]);
   });
+  it('orders by creation time, then id (as the server pages), not by sequence', () => {
+    const late = { ...comment(5, 1), createdAt: '2026-11-30T16:05:00Z' };
+    const early = { ...comment(9, 50), createdAt: '2026-11-30T16:01:00Z' };
+    expect(mergeCommentary([], [early, late]).feed.map((c) => c.id)).toEqual([5, 9]);
+  });
   it('reads the ws_commentary fixture', () => {
     const m = parseServerMessage(fixture('ws_commentary.json')) as Extract<ServerMessage, { type: 'commentary' }>;
     expect(m.data.eventType).toBe('GOAL');

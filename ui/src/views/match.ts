@@ -342,7 +342,7 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
     });
 
     // commentary
-    const nextSeq = (feed[0]?.sequence ?? 0) + 1;
+    const nextSeq = feed.reduce((m, c) => Math.max(m, c.sequence), 0) + 1;
     const seq = h('input', { type: 'number', name: 'sequence', min: '1', value: String(nextSeq), required: true });
     const minute = h('input', { type: 'number', name: 'minute', min: '0' });
     const etype = h('input', { type: 'text', name: 'eventType', required: true, value: 'comment', list: 'etypes' });
