@@ -36,6 +36,13 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
   let disposed = false;
   const ctlButtons = new Map<ControlAction, HTMLButtonElement>();
   let scoreInputs: [HTMLInputElement, HTMLInputElement] | null = null;
+  let seqInput: HTMLInputElement | null = null;
+  /** Keeps the operator's next sequence above every sequence seen (unless being edited). */
+  const bumpSequence = () => {
+    if (!seqInput || document.activeElement === seqInput) return;
+    const next = feed.reduce((m, c) => Math.max(m, c.sequence), 0) + 1;
+    if (Number(seqInput.value) < next) seqInput.value = String(next);
+  };
 
   clear(root);
   const header = h('div', { class: 'match-head', hidden: true });
@@ -189,6 +196,7 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
       feed = merged.feed;
       if (older || feedCursor === null) feedCursor = res.nextCursor;
       renderFeed([]);
+      bumpSequence();
     } catch (e) {
       showNotice(`Could not load commentary: ${(e as Error).message}`);
     }
@@ -344,6 +352,7 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
     // commentary
     const nextSeq = feed.reduce((m, c) => Math.max(m, c.sequence), 0) + 1;
     const seq = h('input', { type: 'number', name: 'sequence', min: '1', value: String(nextSeq), required: true });
+    seqInput = seq;
     const minute = h('input', { type: 'number', name: 'minute', min: '0' });
     const etype = h('input', { type: 'text', name: 'eventType', required: true, value: 'comment', list: 'etypes' });
     const period = h('input', { type: 'text', name: 'period', placeholder: '1st half' });
@@ -440,6 +449,7 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
       const merged = mergeCommentary(feed, [msg.data]);
       feed = merged.feed;
       renderFeed(merged.added);
+      bumpSequence();
       return;
     }
     if (match) {
