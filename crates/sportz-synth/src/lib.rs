@@ -87,7 +87,8 @@ pub struct SynthConfig {
     pub duration_secs: f64,
     /// Draw the score and clock box at the top left.
     pub scoreboard: bool,
-    /// Blend each frame with the previous one (a cheap shutter blur).
+    /// Blend each frame with the previous output (11/16 new, 5/16 old: a cheap shutter blur
+    /// that leaves a faint trail behind fast objects; truth boxes are those of the new frame).
     pub motion_blur: bool,
     /// Add seeded sensor noise (-3..=+4 per channel) before encoding.
     pub noise: bool,
@@ -277,12 +278,15 @@ impl SynthMatch {
         out.data.clear();
         out.data.extend_from_slice(&self.canvas.rgb);
         if self.cfg.motion_blur {
-            if let Some(prev) = &self.prev {
-                for (o, p) in out.data.iter_mut().zip(prev) {
-                    *o = ((u16::from(*o) * 11 + u16::from(*p) * 5) >> 4) as u8;
+            match &mut self.prev {
+                Some(prev) => {
+                    for (o, p) in out.data.iter_mut().zip(prev.iter()) {
+                        *o = ((u16::from(*o) * 11 + u16::from(*p) * 5) >> 4) as u8;
+                    }
+                    prev.copy_from_slice(&out.data);
                 }
+                None => self.prev = Some(out.data.clone()),
             }
-            self.prev = Some(out.data.clone());
         }
         if self.cfg.noise {
             add_noise(&mut out.data, &mut self.noise);
