@@ -235,6 +235,8 @@ pub struct Detector {
     output_names: Vec<String>,
     provider: Provider,
     device: String,
+    /// Why each provider before the chosen one was passed over.
+    passed_over: Vec<String>,
     decode: DecodeConfig,
 }
 
@@ -367,6 +369,7 @@ impl Detector {
             output_names,
             provider,
             device,
+            passed_over: tried,
             decode: options.decode,
         };
         let started = Instant::now();
@@ -493,6 +496,13 @@ impl Detector {
     #[must_use]
     pub fn device(&self) -> &str {
         &self.device
+    }
+
+    /// Why each provider tried before [`Detector::provider`] was passed over
+    /// (`cuda: not in this ONNX Runtime build`, …).
+    #[must_use]
+    pub fn passed_over(&self) -> &[String] {
+        &self.passed_over
     }
 
     /// The provider the session was opened with.

@@ -56,6 +56,12 @@ impl<'a> RgbImage<'a> {
         self.height
     }
 
+    /// The packed RGB8 bytes, row-major.
+    #[must_use]
+    pub const fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
     /// The pixel at `(x, y)`; both must be inside the image.
     #[must_use]
     pub fn pixel(&self, x: u32, y: u32) -> [u8; 3] {

@@ -147,7 +147,7 @@ pub fn preprocess(
         Resize::Letterbox { pad, .. } => pad,
         Resize::Stretch => 0,
     };
-    let k = match pre.scale {
+    let k_scale = match pre.scale {
         PixelScale::Unit => 255.0,
         PixelScale::Raw => 1.0,
     };
@@ -155,7 +155,7 @@ pub fn preprocess(
         ChannelOrder::Rgb => c,
         ChannelOrder::Bgr => 2 - c,
     };
-    let mut out = vec![f32::from(pad) / k; 3 * plane];
+    let mut out = vec![f32::from(pad) / k_scale; 3 * plane];
     let (sw, sh) = (f64::from(image.width()), f64::from(image.height()));
     // the covered region of the input, in whole pixels
     let x_end = ((sw * t.scale_x + t.pad_x).round() as usize).min(iw);
@@ -170,19 +170,30 @@ pub fn preprocess(
         let f = (s - f64::from(i0)).clamp(0.0, 1.0);
         (i0, i1, f)
     };
+    // the horizontal taps are the same on every row: byte offsets of both source columns and
+    // the weight, computed once
+    let columns: Vec<(usize, usize, f64)> = (x_start..x_end)
+        .map(|dx| {
+            let (x0, x1, fx) = sample_axis(dx, t.pad_x, t.scale_x, max_x);
+            (x0 as usize * 3, x1 as usize * 3, fx)
+        })
+        .collect();
+    let data = image.data();
+    let stride = image.width() as usize * 3;
+    let planes: [usize; 3] = [0, 1, 2].map(|c| channel_of(c) * plane);
     for dy in y_start..y_end {
         let (y0, y1, fy) = sample_axis(dy, t.pad_y, t.scale_y, max_y);
-        for dx in x_start..x_end {
-            let (x0, x1, fx) = sample_axis(dx, t.pad_x, t.scale_x, max_x);
-            let (p00, p01) = (image.pixel(x0, y0), image.pixel(x1, y0));
-            let (p10, p11) = (image.pixel(x0, y1), image.pixel(x1, y1));
-            for c in 0..3 {
-                let top = f64::from(p00[c]) * (1.0 - fx) + f64::from(p01[c]) * fx;
-                let bottom = f64::from(p10[c]) * (1.0 - fx) + f64::from(p11[c]) * fx;
+        let row0 = &data[y0 as usize * stride..][..stride];
+        let row1 = &data[y1 as usize * stride..][..stride];
+        let at = dy * iw + x_start;
+        for (k, &(x0, x1, fx)) in columns.iter().enumerate() {
+            for (c, plane_at) in planes.iter().enumerate() {
+                let top = f64::from(row0[x0 + c]) * (1.0 - fx) + f64::from(row0[x1 + c]) * fx;
+                let bottom = f64::from(row1[x0 + c]) * (1.0 - fx) + f64::from(row1[x1 + c]) * fx;
                 let v = top * (1.0 - fy) + bottom * fy;
                 #[allow(clippy::cast_possible_truncation)] // 0..=255 fits an f32
                 let v = v as f32;
-                out[channel_of(c) * plane + dy * iw + dx] = v / k;
+                out[plane_at + at + k] = v / k_scale;
             }
         }
     }
