@@ -242,6 +242,9 @@ try {
     await shot(b, '08-phone-centre');
     await c.setViewportSize({ width: 390, height: 844 });
     await shot(c, '09-phone-match');
+    await a.setViewportSize({ width: 390, height: 844 });
+    await shot(a, '09b-phone-operator');
+    await a.setViewportSize({ width: 1280, height: 800 });
   });
 
   await scenario('keyboard: skip link, header, then the cards; Enter opens a match', async () => {
