@@ -31,8 +31,49 @@ pub struct Cli {
     #[arg(long)]
     pub headless: bool,
 
+    #[command(flatten)]
+    pub system: SystemArgs,
+
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// What the all-in-one modes (desktop, --headless) and `sportz api` run on.
+#[derive(Debug, Args, Clone)]
+pub struct SystemArgs {
+    /// Address to serve the API and web UI on (0.0.0.0 lets LAN viewers join).
+    #[arg(long, env = "SPORTZ_BIND", default_value = "0.0.0.0:8080")]
+    pub bind: std::net::SocketAddr,
+    /// Redis URL for the bus (default: the in-process bus).
+    #[arg(long, env = "SPORTZ_REDIS")]
+    pub redis: Option<String>,
+    /// Postgres URL or SQLite path (default: sportz.sqlite3 in the data dir).
+    #[arg(long, env = "SPORTZ_DATABASE")]
+    pub database: Option<String>,
+    /// Where the SQLite file and other local state live (default: ~/.local/share/sportz).
+    #[arg(long, env = "SPORTZ_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// The built web UI (default: ui/dist next to the sources or the working directory).
+    #[arg(long, env = "SPORTZ_UI_DIR")]
+    pub ui_dir: Option<PathBuf>,
+    /// A fixed operator token (default: one is created on first start and printed once).
+    #[arg(long, env = "SPORTZ_OPERATOR_TOKEN", hide_env_values = true)]
+    pub operator_token: Option<String>,
+    /// Require a viewer token to read and watch.
+    #[arg(long, env = "SPORTZ_REQUIRE_VIEWER_TOKEN")]
+    pub require_viewer_token: bool,
+    /// Don't create and start the synthetic demo match on an empty database.
+    #[arg(long, env = "SPORTZ_NO_DEMO")]
+    pub no_demo: bool,
+    /// ONNX detector for the embedded worker.
+    #[arg(long, env = "SPORTZ_MODEL")]
+    pub model: Option<PathBuf>,
+    /// Concurrent matches of the embedded worker.
+    #[arg(long, env = "SPORTZ_WORKER_CAPACITY")]
+    pub capacity: Option<u32>,
+    /// Allow video URLs whose host resolves to a private or loopback address.
+    #[arg(long, env = "SPORTZ_ALLOW_PRIVATE_SOURCES")]
+    pub allow_private_sources: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -41,7 +82,7 @@ pub enum Command {
     #[command(
         after_help = "Example:\n  sportz api --redis redis://127.0.0.1:6379 --database postgres://sportz@127.0.0.1/sportz"
     )]
-    Api(ServiceArgs),
+    Api(SystemArgs),
     /// Run a tracking worker alone: takes start commands from the bus and processes matches.
     #[command(after_help = "Example:\n  sportz worker --redis redis://127.0.0.1:6379 --capacity 2")]
     Worker(WorkerArgs),
@@ -56,17 +97,6 @@ pub enum Command {
     /// Score tracking output against ground truth (HOTA, IDF1, ball, pitch error, events).
     #[command(after_help = "Example:\n  sportz eval --truth synth/truth.jsonl --pred run.jsonl")]
     Eval(EvalArgs),
-}
-
-/// Where the shared services are; omitted ones use the embedded defaults.
-#[derive(Debug, Args)]
-pub struct ServiceArgs {
-    /// Redis URL for the bus (default: the in-process bus).
-    #[arg(long, env = "SPORTZ_REDIS")]
-    pub redis: Option<String>,
-    /// Postgres URL or SQLite path for the store (default: a SQLite file in the data dir).
-    #[arg(long, env = "SPORTZ_DATABASE")]
-    pub database: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -132,20 +162,21 @@ pub struct EvalArgs {
 /// # Errors
 /// Whatever the role reports; roles whose issue has not landed say so.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    if let Some(Command::Worker(args)) = cli.command {
-        return crate::roles::worker(args);
+    match cli.command {
+        Some(Command::Worker(args)) => return crate::roles::worker(args),
+        Some(Command::Api(args)) => return crate::roles::system(args, false),
+        None if cli.headless => return crate::roles::system(cli.system, true),
+        _ => {}
     }
-    let (role, issue) = match (&cli.command, cli.headless) {
-        (None, false) => ("desktop", "issue 9 (desktop app)"),
-        (None, true) => (
-            "--headless",
-            "issues 5, 6 and 9 (API, worker, composition root)",
+    let (role, issue) = match &cli.command {
+        None => (
+            "desktop",
+            "issue 9 (desktop app); use `sportz --headless` meanwhile",
         ),
-        (Some(Command::Api(_)), _) => ("api", "issue 5 (API)"),
-        (Some(Command::Worker(_)), _) => unreachable!("handled above"),
-        (Some(Command::Track(_)), _) => ("track", "issue 8 (track and eval)"),
-        (Some(Command::Synth(_)), _) => ("synth", "issue 8 (synthetic generator)"),
-        (Some(Command::Eval(_)), _) => ("eval", "issue 8 (track and eval)"),
+        Some(Command::Api(_) | Command::Worker(_)) => unreachable!("handled above"),
+        Some(Command::Track(_)) => ("track", "issue 8 (track and eval)"),
+        Some(Command::Synth(_)) => ("synth", "issue 8 (synthetic generator)"),
+        Some(Command::Eval(_)) => ("eval", "issue 8 (track and eval)"),
     };
     anyhow::bail!("the `{role}` role is not available in this build yet; it arrives with {issue}")
 }

@@ -72,3 +72,136 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
         Ok(())
     })
 }
+
+fn default_data_dir() -> std::path::PathBuf {
+    std::env::var_os("XDG_DATA_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/share"))
+        })
+        .unwrap_or_else(|| std::path::PathBuf::from("."))
+        .join("sportz")
+}
+
+/// The built web UI: the flag, else `ui/dist` in the working directory, else next to the
+/// sources the binary was built from.
+fn find_ui_dir(flag: Option<std::path::PathBuf>) -> Option<std::path::PathBuf> {
+    let candidates = [
+        flag,
+        Some(std::path::PathBuf::from("ui/dist")),
+        Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/dist")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|d| d.join("index.html").is_file())
+}
+
+/// The address LAN viewers use, when bound to all interfaces.
+fn lan_address() -> Option<std::net::IpAddr> {
+    // the source address of a route to a public address (no packet is sent)
+    let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    s.connect("192.0.2.1:9").ok()?;
+    s.local_addr()
+        .ok()
+        .map(|a| a.ip())
+        .filter(|ip| !ip.is_loopback())
+}
+
+/// `sportz --headless` (API + worker + web UI) and `sportz api` (the API alone).
+pub fn system(args: crate::cli::SystemArgs, with_worker: bool) -> anyhow::Result<()> {
+    init_logs();
+    runtime()?.block_on(async move {
+        let shutdown = CancellationToken::new();
+        cancel_on_signals(shutdown.clone());
+        let bus = ContractBus::new(sportz_bus::connect(args.redis.as_deref()).await?);
+        let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
+        let database = match &args.database {
+            Some(d) => d.clone(),
+            None => {
+                std::fs::create_dir_all(&data_dir)
+                    .with_context(|| format!("cannot create the data dir {}", data_dir.display()))?;
+                data_dir.join("sportz.sqlite3").display().to_string()
+            }
+        };
+        let store = sportz_store::open(&database)
+            .await
+            .with_context(|| format!("cannot open the store `{database}`"))?;
+        let ui_dir = find_ui_dir(args.ui_dir.clone());
+        if ui_dir.is_none() {
+            tracing::warn!("the web UI is not built (run `npm ci && npm run build` in ui/); serving the API only");
+        }
+        let config = sportz_api::ApiConfig {
+            instance_id: format!("api-{}", sportz_worker::default_worker_id()),
+            ui_dir,
+            operator_token: args.operator_token.clone(),
+            require_viewer_token: args.require_viewer_token,
+            ..sportz_api::ApiConfig::default()
+        };
+        let api = sportz_api::Api::start(config, bus.clone(), store.clone(), shutdown.clone())
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot start the API: {e}"))?;
+        if let Some(token) = &api.new_operator_token {
+            println!("operator token (shown once; keep it to create matches and start sessions): {token}");
+        }
+        let listener = tokio::net::TcpListener::bind(args.bind)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.bind))?;
+        let addr = listener.local_addr()?;
+        tracing::info!(bus = bus.raw().backend(), store = %database_label(&database), "serving on http://{addr}/");
+        if addr.ip().is_unspecified() && let Some(ip) = lan_address() {
+            tracing::info!("LAN viewers: http://{ip}:{}/", addr.port());
+        }
+        let worker = if with_worker {
+            let mut settings = WorkerSettings::new(Arc::new(PassThroughFactory));
+            if let Some(c) = args.capacity {
+                anyhow::ensure!(c > 0, "--capacity must be at least 1");
+                settings.capacity = c;
+            }
+            settings.source_policy = SourcePolicy { allow_private_hosts: args.allow_private_sources };
+            Some(tokio::spawn(sportz_worker::run(bus.clone(), settings, shutdown.clone())))
+        } else {
+            None
+        };
+        if with_worker && !args.no_demo {
+            start_demo(&api, &store).await;
+        }
+        api.serve(listener).await?;
+        if let Some(w) = worker {
+            let _ = w.await;
+        }
+        Ok(())
+    })
+}
+
+fn database_label(d: &str) -> String {
+    match d.split_once('@') {
+        Some((_, host)) if d.starts_with("postgres") => format!("postgres://***@{host}"),
+        _ => d.to_owned(),
+    }
+}
+
+/// On an empty database, creates the synthetic demo match and starts it.
+async fn start_demo(api: &sportz_api::Api, store: &Arc<dyn sportz_store::Store>) {
+    match store
+        .list_matches(sportz_store::MatchFilter::default())
+        .await
+    {
+        Ok(p) if p.items.is_empty() => {}
+        Ok(_) => return,
+        Err(e) => return tracing::warn!("no demo match: {e}"),
+    }
+    let mut new = sportz_store::NewMatch::new("Demo match (synthetic)", "Reds", "Blues");
+    new.competition = Some("sportz demo".to_owned());
+    new.video_source = Some(sportz_contract::worker::VideoSource::Synthetic(1));
+    let created = match store.create_match(new).await {
+        Ok(m) => m,
+        Err(e) => return tracing::warn!("no demo match: {e}"),
+    };
+    match sportz_api::sessions::act(&api.state, created.id, sportz_api::sessions::Action::Start)
+        .await
+    {
+        Ok(_) => tracing::info!(match_id = %created.id, "started the synthetic demo match"),
+        Err(e) => tracing::warn!("the demo match did not start: {e}"),
+    }
+}

@@ -14,6 +14,7 @@ pub mod guard;
 pub mod metrics;
 pub mod session;
 pub mod source;
+pub mod synthetic;
 pub mod vision;
 
 use std::collections::HashMap;
@@ -52,6 +53,8 @@ pub struct WorkerSettings {
     pub lease_wait: Duration,
     /// GPU figures for heartbeats and metrics.
     pub gpu: gpu::GpuProbe,
+    /// Frame size of the synthetic demo source.
+    pub synthetic_size: (u32, u32),
 }
 
 /// A default worker id: host name and process id.
@@ -88,6 +91,7 @@ impl WorkerSettings {
             lease_refresh: sportz_contract::keys::LEASE_REFRESH,
             lease_wait: sportz_contract::keys::LEASE_TTL + Duration::from_secs(2),
             gpu: gpu::GpuProbe::default(),
+            synthetic_size: (1280, 720),
         }
     }
 }

@@ -359,12 +359,6 @@ async fn run_pipeline(
         }
     };
     let source = &ctx.config.source;
-    if matches!(source, VideoSource::Synthetic(_)) {
-        return Ended::Failed {
-            code: ErrorData::SOURCE_FAILED,
-            message: "the synthetic demo source is not available in this build".to_owned(),
-        };
-    }
 
     // pipeline stages
     let slot = Arc::new(Slot::default());
@@ -418,8 +412,12 @@ async fn run_pipeline(
         }
 
         // (re)open the source
-        let opened = match probe {
-            Some(p)
+        let opened = match (probe, source) {
+            (_, VideoSource::Synthetic(_)) => Ok(crate::synthetic::probe(
+                s.synthetic_size,
+                ctx.config.target_fps.filter(|f| *f > 0.0).unwrap_or(25.0),
+            )),
+            (Some(p), _)
                 if !matches!(
                     source,
                     VideoSource::Http(_)
@@ -437,12 +435,26 @@ async fn run_pipeline(
             Ok(p) => {
                 probe = Some(p);
                 let fps = ctx.config.target_fps.filter(|f| *f > 0.0).unwrap_or(p.fps);
-                match Decoder::start(source, p, fps, position, ctx.config.realtime, tx) {
+                let started = match source {
+                    VideoSource::Synthetic(seed) => crate::synthetic::SyntheticSource::start(
+                        *seed,
+                        (p.width, p.height),
+                        fps,
+                        position,
+                        ctx.config.realtime,
+                        tx,
+                    )
+                    .map(Running::Synthetic),
+                    _ => Decoder::start(source, p, fps, position, ctx.config.realtime, tx)
+                        .map(Running::Ffmpeg)
+                        .map_err(|e| e.to_string()),
+                };
+                match started {
                     Ok(d) => Some(d),
-                    Err(e) => {
+                    Err(message) => {
                         break Ended::Failed {
                             code: ErrorData::SOURCE_FAILED,
-                            message: e.to_string(),
+                            message,
                         };
                     }
                 }
@@ -570,6 +582,22 @@ async fn run_pipeline(
     }
     publishing.abort();
     ended
+}
+
+/// A running frame source.
+#[derive(Debug)]
+enum Running {
+    Ffmpeg(Decoder),
+    Synthetic(crate::synthetic::SyntheticSource),
+}
+
+impl Running {
+    fn stop(&mut self) {
+        match self {
+            Self::Ffmpeg(d) => d.stop(),
+            Self::Synthetic(s) => s.stop(),
+        }
+    }
 }
 
 fn shutdown_end(ctx: &SessionCtx) -> Ended {

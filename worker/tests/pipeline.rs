@@ -278,3 +278,46 @@ async fn at_capacity_the_next_command_waits_for_room_or_another_worker() {
     set_control(&bus, m1, s1, DesiredState::Stopped).await;
     w1.status(5, SessionStatus::Stopped).await;
 }
+
+#[tokio::test]
+async fn the_synthetic_demo_source_plays_live_and_resumes_where_it_paused() {
+    let bus = memory_bus();
+    let mut settings = fast_settings("w-synth");
+    settings.synthetic_size = (320, 180);
+    let _w = spawn_worker(&bus, settings);
+    let m = MatchId::generate();
+    let mut watch = Watch::new(&bus, m).await;
+    let mut config = SessionConfig::new(VideoSource::Synthetic(3));
+    config.target_fps = Some(10.0);
+    let s = start(&bus, m, config).await;
+    watch
+        .until(
+            20,
+            "synthetic frames",
+            |e| matches!(&e.payload, Payload::Frame(f) if f.frame_number >= 5),
+        )
+        .await;
+    let frames = watch.frames();
+    assert_eq!((frames[0].width, frames[0].height), (320, 180));
+    assert!(
+        frames
+            .windows(2)
+            .all(|w| w[0].frame_number < w[1].frame_number)
+    );
+    assert!((frames[5].video_timestamp - frames[5].frame_number as f64 / 10.0).abs() < 1e-9);
+    set_control(&bus, m, s, DesiredState::Paused).await;
+    watch.status(5, SessionStatus::Paused).await;
+    let paused_at = watch.frames().last().unwrap().frame_number;
+    set_control(&bus, m, s, DesiredState::Running).await;
+    let next = watch.until(10, "a frame after resume", is_frame).await;
+    let Payload::Frame(f) = next.payload else {
+        unreachable!()
+    };
+    assert!(
+        f.frame_number > paused_at && f.frame_number <= paused_at + 3,
+        "{} after {paused_at}",
+        f.frame_number
+    );
+    set_control(&bus, m, s, DesiredState::Stopped).await;
+    watch.status(5, SessionStatus::Stopped).await;
+}
