@@ -144,6 +144,16 @@ impl SynthConfig {
     }
 }
 
+/// Shirt colours of one match (RGB), e.g. to check team assignment by colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shirts {
+    pub home: [u8; 3],
+    pub away: [u8; 3],
+    pub home_keeper: [u8; 3],
+    pub away_keeper: [u8; 3],
+    pub referee: [u8; 3],
+}
+
 /// An RGB image, 3 bytes per pixel, rows top to bottom with no padding (ffmpeg's `rgb24`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RgbImage {
@@ -212,6 +222,18 @@ impl SynthMatch {
     #[must_use]
     pub fn next_frame_number(&self) -> u64 {
         self.next
+    }
+
+    /// Shirt colours (RGB) of this match: home, away, home keeper, away keeper, referee.
+    #[must_use]
+    pub fn shirts(&self) -> Shirts {
+        Shirts {
+            home: self.palette.home.shirt,
+            away: self.palette.away.shirt,
+            home_keeper: self.palette.home_keeper,
+            away_keeper: self.palette.away_keeper,
+            referee: render::REFEREE_SHIRT,
+        }
     }
 
     /// Three-letter codes of the home and away teams (as on the scoreboard).

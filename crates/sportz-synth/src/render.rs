@@ -48,7 +48,8 @@ pub(crate) const KEEPER_SHIRTS: [[u8; 3]; 6] = [
     [250, 150, 190],
     [110, 50, 160],
 ];
-const REFEREE: Kit = kit("REF", [22, 22, 22], [22, 22, 22], [22, 22, 22]);
+pub(crate) const REFEREE_SHIRT: [u8; 3] = [22, 22, 22];
+const REFEREE: Kit = kit("REF", REFEREE_SHIRT, REFEREE_SHIRT, REFEREE_SHIRT);
 const SKIN: [[u8; 3]; 4] = [
     [236, 196, 160],
     [205, 150, 110],

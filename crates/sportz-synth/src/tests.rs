@@ -239,6 +239,26 @@ fn boxes_are_the_rendered_extents() {
                 // The box is a standing figure: taller than wide, foot near the bottom.
                 assert!(b[3] - b[1] > b[2] - b[0]);
                 assert!((o.foot_pixel.y - b[3]).abs() < (b[3] - b[1]) * 0.25);
+                // It wears its team's shirt.
+                let s = m.shirts();
+                let shirt = match (o.team, o.role) {
+                    (TeamSide::Home, ObjectClass::Goalkeeper) => s.home_keeper,
+                    (TeamSide::Away, ObjectClass::Goalkeeper) => s.away_keeper,
+                    (TeamSide::Home, _) => s.home,
+                    (TeamSide::Away, _) => s.away,
+                    (TeamSide::Other, _) => s.referee,
+                };
+                let wears = m
+                    .canvas
+                    .ids
+                    .iter()
+                    .enumerate()
+                    .any(|(i, &id)| id as u32 == o.id && img.data[i * 3..i * 3 + 3] == shirt);
+                assert!(
+                    wears,
+                    "object {} ({:?} {:?}) shows no {shirt:?}",
+                    o.id, o.team, o.role
+                );
             }
         }
         assert_eq!(count[BALL_ID as usize], t.ball.visible_px);

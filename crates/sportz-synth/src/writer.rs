@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{EventTruth, RgbImage, Score, SynthConfig, SynthError, SynthMatch};
+use crate::{EventTruth, RgbImage, Score, Shirts, SynthConfig, SynthError, SynthMatch};
 
 /// How far the writer has got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,8 +50,10 @@ pub struct Summary {
     pub seed: u64,
     pub config: SynthConfig,
     pub frames: u64,
+    /// Three-letter team codes, as on the scoreboard.
     pub home: String,
     pub away: String,
+    pub shirts: Shirts,
     pub final_score: Score,
     pub goals: u32,
     pub events: u32,
@@ -175,6 +177,7 @@ pub fn write_match_with(
         frames: total,
         home: home.to_owned(),
         away: away.to_owned(),
+        shirts: m.shirts(),
         final_score,
         goals: final_score.home + final_score.away,
         events: events.len() as u32,
