@@ -68,7 +68,7 @@ pub enum SynthError {
         path: std::path::PathBuf,
         source: std::io::Error,
     },
-    #[error("ffmpeg not found (tried `{program}`): install ffmpeg or point SynthOptions at it")]
+    #[error("ffmpeg not found (tried `{program}`): install ffmpeg or set FfmpegOptions::program")]
     FfmpegMissing { program: String },
     #[error("ffmpeg failed ({status}): {stderr_tail}")]
     FfmpegFailed { status: String, stderr_tail: String },

@@ -160,3 +160,12 @@ pub struct CalibrationPoint {
     pub pitch: PitchPoint,
     pub name: String,
 }
+
+impl From<CalibrationPoint> for sportz_contract::worker::PointPair {
+    fn from(p: CalibrationPoint) -> Self {
+        Self {
+            pixel: p.pixel,
+            pitch: p.pitch,
+        }
+    }
+}
