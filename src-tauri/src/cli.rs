@@ -137,11 +137,38 @@ pub struct SynthArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Length in seconds.
-    #[arg(long, default_value_t = 60)]
-    pub seconds: u32,
-    /// Output directory (video, truth.jsonl, calibration.json).
+    #[arg(long, default_value_t = 60.0)]
+    pub seconds: f64,
+    /// Output directory (match.mp4, truth.jsonl, events.json, calibration.json, meta.json).
     #[arg(long)]
     pub out: PathBuf,
+    /// Frame size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Frames per second.
+    #[arg(long, default_value_t = 25)]
+    pub fps: u32,
+    /// Leave out the scoreboard overlay.
+    #[arg(long)]
+    pub no_scoreboard: bool,
+    /// Blend each frame with the previous one (motion blur).
+    #[arg(long)]
+    pub motion_blur: bool,
+    /// Add seeded sensor noise.
+    #[arg(long)]
+    pub noise: bool,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT such as 1280x720, got `{s}`"))?;
+    let num = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("expected WIDTHxHEIGHT such as 1280x720, got `{s}`"))
+    };
+    Ok((num(w)?, num(h)?))
 }
 
 #[derive(Debug, Args)]
@@ -165,6 +192,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Worker(args)) => return crate::roles::worker(args),
         Some(Command::Api(args)) => return crate::roles::system(args, false),
+        Some(Command::Synth(args)) => return crate::roles::synth(&args),
         None if cli.headless => return crate::roles::system(cli.system, true),
         _ => {}
     }
@@ -173,9 +201,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             "desktop",
             "issue 9 (desktop app); use `sportz --headless` meanwhile",
         ),
-        Some(Command::Api(_) | Command::Worker(_)) => unreachable!("handled above"),
+        Some(Command::Api(_) | Command::Worker(_) | Command::Synth(_)) => {
+            unreachable!("handled above")
+        }
         Some(Command::Track(_)) => ("track", "issue 8 (track and eval)"),
-        Some(Command::Synth(_)) => ("synth", "issue 8 (synthetic generator)"),
         Some(Command::Eval(_)) => ("eval", "issue 8 (track and eval)"),
     };
     anyhow::bail!("the `{role}` role is not available in this build yet; it arrives with {issue}")

@@ -205,3 +205,52 @@ async fn start_demo(api: &sportz_api::Api, store: &Arc<dyn sportz_store::Store>)
         Err(e) => tracing::warn!("the demo match did not start: {e}"),
     }
 }
+
+/// `sportz synth`: renders a synthetic match with its ground truth into a folder.
+pub fn synth(args: &crate::cli::SynthArgs) -> anyhow::Result<()> {
+    let cfg = sportz_synth::SynthConfig {
+        width: args.size.0,
+        height: args.size.1,
+        fps: args.fps,
+        duration_secs: args.seconds,
+        scoreboard: !args.no_scoreboard,
+        motion_blur: args.motion_blur,
+        noise: args.noise,
+    };
+    let started = std::time::Instant::now();
+    let mut last_print = std::time::Instant::now();
+    let summary = sportz_synth::write_match(&cfg, args.seed, &args.out, |p| {
+        if last_print.elapsed().as_millis() >= 500 || p.frames_done == p.frames_total {
+            last_print = std::time::Instant::now();
+            #[allow(clippy::cast_precision_loss)]
+            let fps = p.frames_done as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            #[allow(clippy::cast_precision_loss)]
+            let eta = (p.frames_total - p.frames_done) as f64 / fps.max(1e-9);
+            eprint!(
+                "\rrendering {}/{} frames  {fps:5.1} fps  ETA {eta:4.0} s ",
+                p.frames_done, p.frames_total
+            );
+        }
+    })
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    eprintln!();
+    println!(
+        "wrote {} frames ({} v {}, final score {}-{}, {} goals, {} events) to {}",
+        summary.frames,
+        summary.home,
+        summary.away,
+        summary.final_score.home,
+        summary.final_score.away,
+        summary.goals,
+        summary.events,
+        args.out.display()
+    );
+    println!(
+        "  video {}\n  truth {}\n  events {}\n  calibration {}",
+        summary.video.display(),
+        summary.truth.display(),
+        summary.events_file.display(),
+        summary.calibration.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,173 @@
+//! `sportz --headless` as a user runs it: no display, embedded defaults, the synthetic demo
+//! match created and played, the API and live relay answering, a clean stop on SIGTERM; and
+//! `sportz synth` writing a match.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use sportz_e2e::sportz_bin;
+
+struct Child(std::process::Child);
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test]
+async fn headless_runs_the_demo_match_without_a_display() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = sportz_testkit::free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut child = Child(
+        Command::new(sportz_bin())
+            .args(["--headless", "--bind", &format!("127.0.0.1:{port}")])
+            .arg("--data-dir")
+            .arg(dir.path())
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env("SPORTZ_OPERATOR_TOKEN", "e2e-token")
+            .env("SPORTZ_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let http = reqwest::Client::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(r) = http.get(format!("{base}/health")).send().await
+            && r.status() == 200
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "sportz --headless never became ready"
+        );
+        assert!(
+            child.0.try_wait().unwrap().is_none(),
+            "sportz --headless exited early"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let matches: Value = http
+        .get(format!("{base}/matches"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let demo = &matches["data"][0];
+    assert_eq!(demo["videoSource"]["type"], "synthetic", "{matches}");
+    let id = demo["id"].as_str().unwrap();
+
+    // frames flow from the embedded worker through the live endpoint
+    let (mut ws, _) =
+        tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/ws/matches/{id}"))
+            .await
+            .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let frame = loop {
+        let msg = tokio::time::timeout_at(deadline.into(), ws.next())
+            .await
+            .expect("a frame within 60 s")
+            .unwrap()
+            .unwrap();
+        if let tokio_tungstenite::tungstenite::Message::Text(t) = msg {
+            let v: Value = serde_json::from_str(t.as_str()).unwrap();
+            if v["type"] == "frame" {
+                break v;
+            }
+        }
+    };
+    assert_eq!(frame["data"]["width"], 1280);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let m: Value = http
+            .get(format!("{base}/matches/{id}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if m["data"]["status"] == "processing" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the demo match is not processing: {m}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // SIGTERM: a clean exit
+    let pid = child.0.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(s) = child.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "no exit 15 s after SIGTERM");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn synth_writes_a_video_with_its_truth() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(sportz_bin())
+        .args([
+            "synth",
+            "--seed",
+            "9",
+            "--seconds",
+            "2",
+            "--size",
+            "320x180",
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("wrote 50 frames"), "{stdout}");
+    let frames = Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-count_frames",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "stream=nb_read_frames,width,height",
+            "-of",
+            "csv=p=0",
+        ])
+        .arg(dir.path().join("match.mp4"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&frames.stdout).trim(), "320,180,50");
+    let truth = std::fs::read_to_string(dir.path().join("truth.jsonl")).unwrap();
+    assert_eq!(truth.lines().count(), 50);
+    let bad = Command::new(sportz_bin())
+        .args(["synth", "--size", "big", "--out", "x"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("WIDTHxHEIGHT"));
+}
