@@ -162,9 +162,11 @@ pub struct RgbImage {
     pub data: Vec<u8>,
 }
 
-/// The index of the engine step that frame `n` shows (the engine runs at 50 Hz).
+/// The index of the engine step that frame `n` shows: the last one at or before the frame's
+/// timestamp (the engine runs at 50 Hz), so an event is reported on the first frame whose
+/// timestamp is at or after it.
 fn steps_for_frame(n: u64, fps: u32) -> u64 {
-    ((n as f64 * HZ / f64::from(fps)) - 1e-9).ceil().max(0.0) as u64
+    ((n as f64 * HZ / f64::from(fps)) + 1e-9).floor() as u64
 }
 
 /// A match being rendered, frame by frame, in order.

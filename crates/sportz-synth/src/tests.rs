@@ -440,19 +440,35 @@ fn ball_and_player_speeds_are_realistic() {
 
 #[test]
 fn rendered_events_are_the_simulated_events() {
-    let rendered: Vec<_> = SynthMatch::new(
-        8,
-        SynthConfig {
+    for fps in [25, 30, 12] {
+        let cfg = SynthConfig {
             duration_secs: 4.0,
+            fps,
             ..plain(96, 64)
-        },
-    )
-    .unwrap()
-    .flat_map(|(_, t)| t.events)
-    .collect();
-    let simulated = simulate_events(8, 4.0, 25);
-    assert!(!simulated.is_empty());
-    assert_eq!(rendered, simulated);
+        };
+        let rendered: Vec<_> = SynthMatch::new(8, cfg)
+            .unwrap()
+            .flat_map(|(_, t)| t.events)
+            .collect();
+        let simulated = simulate_events(8, 4.0, fps);
+        assert!(!simulated.is_empty());
+        assert_eq!(rendered, simulated, "fps {fps}");
+        // The same match whatever the frame rate: same events at the same times.
+        let times: Vec<f64> = simulated.iter().map(|e| e.time_secs).collect();
+        let at_25: Vec<f64> = simulate_events(8, 4.0, 25)
+            .iter()
+            .map(|e| e.time_secs)
+            .collect();
+        assert_eq!(times, at_25);
+        for e in &simulated {
+            // Each event is reported on the first frame at or after it happened.
+            let f = e.frame as f64 / f64::from(fps);
+            assert!(
+                f >= e.time_secs - 1e-9 && f - e.time_secs < 1.0 / f64::from(fps) + 1e-9,
+                "{e:?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -91,6 +91,12 @@ pub fn write_match_with(
     mut progress: impl FnMut(Progress),
 ) -> Result<Summary, SynthError> {
     cfg.validate()?;
+    if cfg.frame_count() == 0 {
+        return Err(SynthError::InvalidConfig(format!(
+            "duration_secs: expected at least one frame, got {} s at {} fps",
+            cfg.duration_secs, cfg.fps
+        )));
+    }
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
     let video = out_dir.join("match.mp4");
     let truth_path = out_dir.join("truth.jsonl");
