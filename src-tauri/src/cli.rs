@@ -114,6 +114,9 @@ pub struct WorkerArgs {
     /// Allow video URLs whose host resolves to a private or loopback address.
     #[arg(long, env = "SPORTZ_ALLOW_PRIVATE_SOURCES")]
     pub allow_private_sources: bool,
+    /// ONNX detector (any YOLO-family layout); without one, frames carry no detections.
+    #[arg(long, env = "SPORTZ_MODEL")]
+    pub model: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -47,6 +47,27 @@ fn cancel_on_signals(token: CancellationToken) {
     });
 }
 
+/// The vision stage: the ONNX detector given, else frames without detections.
+fn analyzers(
+    model: Option<&std::path::Path>,
+) -> anyhow::Result<Arc<dyn sportz_worker::AnalyzerFactory>> {
+    match model {
+        Some(path) => {
+            let f = sportz_worker::VisionAnalyzerFactory::new(
+                path,
+                sportz_inference::DetectorOptions::default(),
+            )
+            .map_err(|e| anyhow::anyhow!("cannot load the model {}: {e}", path.display()))?;
+            tracing::info!(model = %path.display(), device = %sportz_worker::AnalyzerFactory::device(&f), "detector loaded");
+            Ok(Arc::new(f))
+        }
+        None => {
+            tracing::warn!("no --model given: frames are published without detections");
+            Ok(Arc::new(PassThroughFactory))
+        }
+    }
+}
+
 /// `sportz worker`.
 pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
     init_logs();
@@ -55,7 +76,7 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<()> {
     )?;
     runtime()?.block_on(async move {
         let bus = sportz_bus::connect(Some(&redis)).await?;
-        let mut settings = WorkerSettings::new(Arc::new(PassThroughFactory));
+        let mut settings = WorkerSettings::new(analyzers(args.model.as_deref())?);
         if let Some(id) = args.worker_id {
             settings.worker_id = id;
         }
@@ -153,7 +174,7 @@ pub fn system(args: crate::cli::SystemArgs, with_worker: bool) -> anyhow::Result
             tracing::info!("LAN viewers: http://{ip}:{}/", addr.port());
         }
         let worker = if with_worker {
-            let mut settings = WorkerSettings::new(Arc::new(PassThroughFactory));
+            let mut settings = WorkerSettings::new(analyzers(args.model.as_deref())?);
             if let Some(c) = args.capacity {
                 anyhow::ensure!(c > 0, "--capacity must be at least 1");
                 settings.capacity = c;
