@@ -14,7 +14,7 @@ import { chromium } from 'playwright-core';
 
 const uiDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const repo = resolve(uiDir, '..');
-const out = join(uiDir, 'test-results');
+const out = join(uiDir, 'test-results', process.argv.includes('--mock') ? 'mock' : 'headless');
 mkdirSync(out, { recursive: true });
 const MOCK = process.argv.includes('--mock');
 const BIN = resolve(uiDir, process.env.SPORTZ_BIN ?? '../target/debug/sportz');
@@ -43,7 +43,7 @@ function ortDylib() {
 
 function startServer() {
   const ort = ortDylib();
-  const env = { ...process.env, ...(ort ? { ORT_DYLIB_PATH: ort } : {}), SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: '1', RUST_LOG: process.env.RUST_LOG ?? 'warn' };
+  const env = { ...process.env, ...(ort ? { ORT_DYLIB_PATH: ort } : {}), SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: 'true', RUST_LOG: process.env.RUST_LOG ?? 'warn' };
   const [cmd, args] = MOCK
     ? [process.execPath, [join(uiDir, 'e2e/mock-server.mjs'), '--bind', `127.0.0.1:${port}`]]
     : [BIN, ['--headless', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir]];
@@ -224,13 +224,19 @@ try {
 
   await scenario('radar dots move during the synthetic demo', async () => {
     await a.getByRole('button', { name: 'Start', exact: true }).click();
-    await a.waitForFunction(() => !!document.querySelector('canvas.radar')?.dataset.firstPlayer, null, { timeout: 90_000 });
-    const p0 = await a.$eval('canvas.radar', (el) => `${el.dataset.frame}|${el.dataset.firstPlayer}`);
+    await a.waitForFunction(() => Number(document.querySelector('canvas.radar')?.dataset.frame || 0) > 0, null, { timeout: 60_000 })
+      .catch(() => { throw new Error('no frame reached the radar within 60 s of Start'); });
+    await a.waitForFunction(() => Number(document.querySelector('canvas.radar')?.dataset.dots ?? 0) > 0, null, { timeout: 60_000 })
+      .catch(async () => {
+        const f = await a.$eval('canvas.radar', (el) => el.dataset.frame);
+        throw new Error(`frames arrive (frame ${f}) but none carries a player to draw: the worker detected nothing`);
+      });
+    const read = () => a.$eval('canvas.radar', (el) => ({ frame: Number(el.dataset.frame), positions: el.dataset.positions }));
+    const p0 = await read();
     await sleep(1500);
-    const p1 = await a.$eval('canvas.radar', (el) => `${el.dataset.frame}|${el.dataset.firstPlayer}`);
-    assert(p0 !== p1, `radar did not change: ${p0}`);
-    const [f0, f1] = [Number(p0.split('|')[0]), Number(p1.split('|')[0])];
-    assert(f1 > f0, `frames did not advance: ${f0} → ${f1}`);
+    const p1 = await read();
+    assert(p1.frame > p0.frame, `frames did not advance: ${p0.frame} → ${p1.frame}`);
+    assert(p0.positions !== p1.positions, `radar dots did not move: ${p0.positions}`);
     await sleep(1000);
     await shot(a, '06-match-operator-radar');
     await c.waitForFunction(() => !!document.querySelector('canvas.radar')?.dataset.frame, null, { timeout: 10_000 });

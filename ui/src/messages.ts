@@ -216,10 +216,14 @@ export function applyToStream(s: StreamState, msg: StreamMessage, nowMs: number)
       break;
     }
     case 'ball':
-      if (s.frame) next.frame = { ...s.frame, ball: msg.data };
+      if (s.frame && isObject(msg.data)) {
+        next.frame = { ...s.frame, ball: msg.data.ball ?? null, trail: Array.isArray(msg.data.trail) ? msg.data.trail : s.frame.trail };
+      }
       break;
     case 'players':
-      if (s.frame) next.frame = { ...s.frame, players: msg.data };
+      if (s.frame && isObject(msg.data) && Array.isArray(msg.data.players)) {
+        next.frame = { ...s.frame, players: msg.data.players };
+      }
       break;
     case 'metrics':
       next.metrics = msg.data;

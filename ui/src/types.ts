@@ -91,6 +91,10 @@ export interface FrameData {
   players: Player[];
   latency_ms: number;
 }
+/** `ball.data`: the ball part of a frame (sent on its own in snapshots). */
+export interface BallData { frame_number: number; video_timestamp: number; ball: Ball | null; trail: TrailPoint[] }
+/** `players.data`: the players part of a frame (sent on its own in snapshots). */
+export interface PlayersData { frame_number: number; video_timestamp: number; players: Player[] }
 export interface GpuMetrics {
   name?: string;
   utilization_pct?: number;
@@ -142,8 +146,8 @@ export interface Envelope<T extends string = string, D = unknown> {
 export type StreamMessage =
   | Envelope<'status', StatusData>
   | Envelope<'frame', FrameData>
-  | Envelope<'ball', Ball | null>
-  | Envelope<'players', Player[]>
+  | Envelope<'ball', BallData>
+  | Envelope<'players', PlayersData>
   | Envelope<'event', EventData>
   | Envelope<'metrics', MetricsData>
   | Envelope<'error', ErrorData>;

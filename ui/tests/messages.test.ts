@@ -116,7 +116,7 @@ describe('commentary feed', () => {
 describe('match stream', () => {
   const frameMsg = parseStreamMessage(fixture('frame.json'))!;
   it('reads every contract fixture', () => {
-    for (const f of ['frame', 'frame_uncalibrated', 'status', 'status_snapshot_no_session', 'metrics', 'event', 'error']) {
+    for (const f of ['frame', 'frame_uncalibrated', 'ball', 'players', 'status', 'status_snapshot_no_session', 'metrics', 'event', 'error']) {
       expect(parseStreamMessage(fixture(`${f}.json`)), f).not.toBeNull();
     }
     expect(parseStreamMessage('{"type":"welcome"}')).toBeNull();
@@ -135,6 +135,16 @@ describe('match stream', () => {
     // a reconnect's snapshot repeats events: no duplicates
     s = applyToStream(s, parseStreamMessage(fixture('event.json'))!, 1100);
     expect(s.events).toHaveLength(1);
+  });
+  it('ball and players messages patch the last frame', () => {
+    let s = applyToStream(emptyStream(), parseStreamMessage(fixture('frame_uncalibrated.json'))!, 0);
+    s = applyToStream(s, parseStreamMessage(fixture('ball.json'))!, 1);
+    s = applyToStream(s, parseStreamMessage(fixture('players.json'))!, 2);
+    expect(s.frame?.ball?.pitch).toEqual({ x: 72.4, y: 38.1 });
+    expect(s.frame?.players.map((p) => p.track_id)).toEqual([42]);
+    expect(Array.isArray(s.frame?.trail)).toBe(true);
+    // without a frame there is nothing to patch
+    expect(applyToStream(emptyStream(), parseStreamMessage(fixture('ball.json'))!, 0).frame).toBeNull();
   });
   it('keeps the latest frame and counts display fps', () => {
     let s = emptyStream();

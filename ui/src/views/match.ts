@@ -254,10 +254,14 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
     if (disposed) return;
     if (radarDirty) {
       radarDirty = false;
-      drawRadar(canvas, stream.frame ? sceneFromFrame(stream.frame) : null);
+      const scene = stream.frame ? sceneFromFrame(stream.frame) : null;
+      drawRadar(canvas, scene);
+      // For tests and tools: the frame drawn and where its dots are (radar metres).
       canvas.dataset.frame = String(stream.frame?.frame_number ?? '');
-      const first = stream.frame?.players[0];
-      canvas.dataset.firstPlayer = first?.pitch ? `${first.pitch.x.toFixed(2)},${first.pitch.y.toFixed(2)}` : '';
+      canvas.dataset.dots = String(scene?.players.length ?? 0);
+      canvas.dataset.positions = scene
+        ? [...scene.players.map((p) => `${p.x.toFixed(2)},${p.y.toFixed(2)}`), scene.ball ? `b${scene.ball.x.toFixed(2)},${scene.ball.y.toFixed(2)}` : ''].join(' ')
+        : '';
     }
     raf = requestAnimationFrame(frameLoop);
   }
