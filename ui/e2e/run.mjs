@@ -125,6 +125,13 @@ try {
     await Promise.all([badgeState(a, 'connected'), badgeState(b, 'connected'), badgeState(c, 'connected')]);
     await a.waitForSelector('main h1');
     await shot(a, '01-centre-operator');
+    // The token dialog, from the keyboard-reachable header button; Escape closes it.
+    await b.getByRole('button', { name: 'Enter operator token' }).click();
+    await b.waitForSelector('dialog[open] #op-token');
+    assert(await b.evaluate(() => document.activeElement?.id === 'op-token'), 'the token field is not focused');
+    await shot(b, '01b-token-dialog');
+    await b.keyboard.press('Escape');
+    await b.waitForSelector('dialog[open]', { state: 'detached' });
   });
 
   await scenario('a match created in one browser appears in another without reload', async () => {
