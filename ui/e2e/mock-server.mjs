@@ -14,6 +14,7 @@ const dist = join(here, '..', 'dist');
 const bindArg = process.argv.indexOf('--bind');
 const [host, port] = (bindArg > 0 ? process.argv[bindArg + 1] : '127.0.0.1:8080').split(':');
 const TOKEN = process.env.SPORTZ_OPERATOR_TOKEN ?? 'operator-token';
+const REQUIRE_VIEWER = ['true', '1', 'yes', 'on'].includes(process.env.SPORTZ_REQUIRE_VIEWER_TOKEN ?? '');
 
 const matches = new Map();
 const commentary = new Map();
@@ -130,6 +131,7 @@ async function handle(req, res) {
   if (url.pathname === '/api/workers') return send(res, 200, { data: [{ worker_id: 'mock', device: 'cpu', gpu: null, models: [], active_matches: [...sims.keys()], capacity: 2, started_at: 0, ts: Date.now() / 1000 }] });
   if (p[0] === 'matches') {
     if (mutating && req.headers.authorization !== `Bearer ${TOKEN}`) return err(res, 401, 'unauthorized', 'missing or wrong operator token');
+    if (REQUIRE_VIEWER && req.headers.authorization !== `Bearer ${TOKEN}`) return err(res, 401, 'unauthorized', 'this server requires a viewer token');
     const body = mutating ? await readBody(req) : null;
     if (mutating && body === null) return err(res, 400, 'bad_json', 'the body is not JSON');
     if (p.length === 1 && method === 'GET') {
@@ -244,6 +246,7 @@ server.on('upgrade', (req, socket, head) => {
   const url = new URL(req.url, 'http://x');
   const p = url.pathname.split('/').filter(Boolean);
   wss.handleUpgrade(req, socket, head, (ws) => {
+    if (REQUIRE_VIEWER && url.searchParams.get('token') !== TOKEN) return ws.close(4401, 'a viewer token is required');
     if (p.length === 1 && p[0] === 'ws') {
       const c = { ws, rooms: new Set() };
       hubClients.add(c);

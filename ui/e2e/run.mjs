@@ -41,12 +41,12 @@ function ortDylib() {
   return lib ? join(dir, lib) : undefined;
 }
 
-function startServer() {
+function startServer({ port: p = port, dir = dataDir, extraEnv = {} } = {}) {
   const ort = ortDylib();
-  const env = { ...process.env, ...(ort ? { ORT_DYLIB_PATH: ort } : {}), SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: 'true', RUST_LOG: process.env.RUST_LOG ?? 'warn' };
+  const env = { ...process.env, ...(ort ? { ORT_DYLIB_PATH: ort } : {}), SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: 'true', RUST_LOG: process.env.RUST_LOG ?? 'warn', ...extraEnv };
   const [cmd, args] = MOCK
-    ? [process.execPath, [join(uiDir, 'e2e/mock-server.mjs'), '--bind', `127.0.0.1:${port}`]]
-    : [BIN, ['--headless', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir]];
+    ? [process.execPath, [join(uiDir, 'e2e/mock-server.mjs'), '--bind', `127.0.0.1:${p}`]]
+    : [BIN, ['--headless', '--bind', `127.0.0.1:${p}`, '--data-dir', dir]];
   if (!MOCK && !existsSync(BIN)) throw new Error(`no server binary at ${BIN}: cargo build -p sportz, or set SPORTZ_BIN`);
   const child = spawn(cmd, args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
@@ -57,14 +57,14 @@ function startServer() {
   return child;
 }
 
-async function waitHealthy(child, timeoutMs = 90_000) {
+async function waitHealthy(child, timeoutMs = 90_000, url = base) {
   const t0 = Date.now();
   let exited = null;
   child.exited.then((e) => (exited = e));
   while (Date.now() - t0 < timeoutMs) {
     if (exited) throw new Error(`server exited (${JSON.stringify(exited)}):\n${child.log().slice(-3000)}`);
     try {
-      const r = await fetch(`${base}/health`);
+      const r = await fetch(`${url}/health`);
       if (r.ok) return;
     } catch { /* not yet */ }
     await sleep(200);
@@ -329,6 +329,34 @@ try {
     await badgeState(a, 'connected', 45_000);
     await badgeState(b, 'connected', 45_000);
     await shot(a, '11-reconnected');
+  });
+  await scenario('a server that requires a viewer token: 4401, no retry, the modal asks for the token', async () => {
+    const port2 = await freePort();
+    const base2 = `http://127.0.0.1:${port2}`;
+    const dir2 = mkdtempSync(join(tmpdir(), 'sportz-e2e-viewer-'));
+    const server2 = startServer({ port: port2, dir: dir2, extraEnv: { SPORTZ_REQUIRE_VIEWER_TOKEN: 'true' } });
+    try {
+      await waitHealthy(server2, 90_000, base2);
+      const ctxF = await browser.newContext(desktop);
+      const f = await ctxF.newPage();
+      let hubOpens = 0;
+      f.on('websocket', (ws) => { if (ws.url().replace(/\?.*/, '').endsWith('/ws')) hubOpens++; });
+      await f.goto(base2 + '/');
+      await f.waitForSelector('dialog[data-testid="disconnected-modal"][open] #viewer-token', { timeout: 15_000 });
+      await badgeState(f, 'disconnected');
+      await sleep(3000);
+      assert(hubOpens === 1, `/ws opened ${hubOpens} times after 4401`);
+      await shot(f, '15-viewer-token-required');
+      await f.fill('#viewer-token', TOKEN); // the operator token also reads
+      await f.getByRole('button', { name: 'Retry now' }).click();
+      await badgeState(f, 'connected');
+      await f.waitForSelector('main h1');
+      await f.waitForFunction(() => !/Could not load/.test(document.querySelector('main')?.textContent ?? ''), null, { timeout: 10_000 });
+      await ctxF.close();
+    } finally {
+      await stopServer(server2);
+      rmSync(dir2, { recursive: true, force: true });
+    }
   });
 } catch (e) {
   console.log(`✗ setup: ${e?.stack ?? e}`);
