@@ -4,7 +4,7 @@
 //   node e2e/mock-server.mjs --bind 127.0.0.1:8080   (env SPORTZ_OPERATOR_TOKEN)
 
 import { createServer } from 'node:http';
-import { readFileSync, existsSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { join, extname, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
@@ -21,6 +21,22 @@ const commentary = new Map();
 const calibrations = new Map();
 let seq = 0;
 let commentId = 0;
+// --state FILE keeps matches, commentary and calibrations across a restart (like the real data dir).
+const stateArg = process.argv.indexOf('--state');
+const stateFile = stateArg > 0 ? process.argv[stateArg + 1] : null;
+if (stateFile && existsSync(stateFile)) {
+  const saved = JSON.parse(readFileSync(stateFile, 'utf8'));
+  for (const m of saved.matches) matches.set(m.id, { ...m, status: ['processing', 'starting'].includes(m.status) ? 'completed' : m.status, _seq: 0, _events: [] });
+  for (const [k, v] of saved.commentary) commentary.set(k, v);
+  for (const [k, v] of saved.calibrations) calibrations.set(k, v);
+  commentId = saved.commentId;
+}
+function saveState() {
+  if (!stateFile) return;
+  writeFileSync(stateFile, JSON.stringify({
+    matches: [...matches.values()].map(strip), commentary: [...commentary], calibrations: [...calibrations], commentId,
+  }));
+}
 const ulid = () => (Date.now().toString(36) + (seq++).toString(36).padStart(4, '0') + Math.random().toString(36).slice(2, 8)).toUpperCase().padEnd(26, '0').slice(0, 26);
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -275,6 +291,7 @@ server.on('upgrade', (req, socket, head) => {
 });
 server.listen(Number(port), host, () => console.log(`mock sportz on http://${host}:${port}/ (operator token ${TOKEN})`));
 const shutdown = () => {
+  saveState();
   for (const c of wss.clients) c.close(1001, 'server shutting down');
   server.close();
   setTimeout(() => process.exit(0), 100);

@@ -45,7 +45,7 @@ function startServer({ port: p = port, dir = dataDir, extraEnv = {} } = {}) {
   const ort = ortDylib();
   const env = { ...process.env, ...(ort ? { ORT_DYLIB_PATH: ort } : {}), SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: 'true', RUST_LOG: process.env.RUST_LOG ?? 'warn', ...extraEnv };
   const [cmd, args] = MOCK
-    ? [process.execPath, [join(uiDir, 'e2e/mock-server.mjs'), '--bind', `127.0.0.1:${p}`]]
+    ? [process.execPath, [join(uiDir, 'e2e/mock-server.mjs'), '--bind', `127.0.0.1:${p}`, '--state', join(dir, 'mock-state.json')]]
     : [BIN, ['--headless', '--bind', `127.0.0.1:${p}`, '--data-dir', dir]];
   if (!MOCK && !existsSync(BIN)) throw new Error(`no server binary at ${BIN}: cargo build -p sportz, or set SPORTZ_BIN`);
   const child = spawn(cmd, args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -328,7 +328,17 @@ try {
     await waitHealthy(server);
     await badgeState(a, 'connected', 45_000);
     await badgeState(b, 'connected', 45_000);
+    await badgeState(c, 'connected', 45_000);
+    // The match page's stream reconnects too, and its room is re-subscribed: new commentary
+    // still reaches the viewer.
+    await c.waitForSelector('.panel-head .conn[data-state="connected"]', { timeout: 45_000 });
+    await a.getByLabel('Event type').fill('comment');
+    await a.getByLabel('Sequence').fill('10');
+    await a.getByLabel('Message').fill('Back after the restart');
+    await a.getByRole('button', { name: 'Post' }).click();
+    await c.waitForSelector('.feed li.comment >> text=Back after the restart', { timeout: 10_000 });
     await shot(a, '11-reconnected');
+    await shot(c, '11b-reconnected-viewer');
   });
   await scenario('a server that requires a viewer token: 4401, no retry, the modal asks for the token', async () => {
     const port2 = await freePort();
