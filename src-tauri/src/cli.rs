@@ -62,6 +62,10 @@ pub struct SystemArgs {
     /// Require a viewer token to read and watch.
     #[arg(long, env = "SPORTZ_REQUIRE_VIEWER_TOKEN")]
     pub require_viewer_token: bool,
+    /// Turn off the per-client rate limits (HTTP 50 per 10 s, WebSocket upgrades 5 per 2 s), e.g.
+    /// behind a proxy where every client shares one address, or for load tests.
+    #[arg(long, env = "SPORTZ_NO_RATE_LIMIT")]
+    pub no_rate_limit: bool,
     /// Don't create and start the synthetic demo match on an empty database.
     #[arg(long, env = "SPORTZ_NO_DEMO")]
     pub no_demo: bool,

@@ -159,6 +159,15 @@ pub fn system(args: crate::cli::SystemArgs, with_worker: bool) -> anyhow::Result
             require_viewer_token: args.require_viewer_token,
             ..sportz_api::ApiConfig::default()
         };
+        let config = if args.no_rate_limit {
+            sportz_api::ApiConfig {
+                http_rate: sportz_api::ratelimit::Rate::unlimited(),
+                ws_rate: sportz_api::ratelimit::Rate::unlimited(),
+                ..config
+            }
+        } else {
+            config
+        };
         let api = sportz_api::Api::start(config, bus.clone(), store.clone(), shutdown.clone())
             .await
             .map_err(|e| anyhow::anyhow!("cannot start the API: {e}"))?;

@@ -27,7 +27,12 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// Publishes `n` messages `gap` apart; returns (latencies in µs, delivered, lagged, seconds).
-async fn pubsub(bus: Arc<dyn Bus>, subs: usize, n: usize, gap: Duration) -> (Vec<f64>, u64, u64, f64) {
+async fn pubsub(
+    bus: Arc<dyn Bus>,
+    subs: usize,
+    n: usize,
+    gap: Duration,
+) -> (Vec<f64>, u64, u64, f64) {
     let channel = format!("bench:{}:detections", std::process::id());
     let start = Instant::now();
     let mut readers = Vec::new();
@@ -59,7 +64,9 @@ async fn pubsub(bus: Arc<dyn Bus>, subs: usize, n: usize, gap: Duration) -> (Vec
     tokio::time::sleep(Duration::from_millis(200)).await;
     let t0 = Instant::now();
     for _ in 0..n {
-        bus.publish(&channel, &payload(start)).await.expect("publish");
+        bus.publish(&channel, &payload(start))
+            .await
+            .expect("publish");
         if !gap.is_zero() {
             tokio::time::sleep(gap).await;
         }
@@ -88,7 +95,15 @@ async fn streams(bus: Arc<dyn Bus>, n: usize) -> f64 {
     let mut done = 0;
     while done < n {
         let batch = bus
-            .read_group(&stream, "g", "c", 100, ReadFrom::New { block: Duration::from_millis(100) })
+            .read_group(
+                &stream,
+                "g",
+                "c",
+                100,
+                ReadFrom::New {
+                    block: Duration::from_millis(100),
+                },
+            )
             .await
             .expect("read");
         let ids: Vec<String> = batch.into_iter().map(|e| e.id).collect();
@@ -101,7 +116,8 @@ async fn streams(bus: Arc<dyn Bus>, n: usize) -> f64 {
 async fn run(name: &str, bus: Arc<dyn Bus>) {
     for subs in [1usize, 100] {
         // latency at a steady 1,000 messages/s (40× a 25 fps match)
-        let (lat, delivered, lagged, _) = pubsub(bus.clone(), subs, 2_000, Duration::from_millis(1)).await;
+        let (lat, delivered, lagged, _) =
+            pubsub(bus.clone(), subs, 2_000, Duration::from_millis(1)).await;
         println!(
             "| {name} | {subs} | latency @1k msg/s | p50 {:.0} µs | p99 {:.0} µs | delivered {delivered}, lagged {lagged} |",
             percentile(&lat, 0.5),
