@@ -60,6 +60,7 @@ async fn end_to_end(factory: Arc<dyn AnalyzerFactory>, src: VideoSource) -> (f64
     let mut started = None;
     let mut frames = 0u64;
     let mut players = 0usize;
+    let mut detect_ms = Vec::new();
     while let Some(item) = feed.next().await {
         let MatchFeed::Message(env) = item else {
             continue;
@@ -70,11 +71,16 @@ async fn end_to_end(factory: Arc<dyn AnalyzerFactory>, src: VideoSource) -> (f64
                 frames += 1;
                 players += f.players.len();
             }
+            Payload::Metrics(x) if x.frames_processed > 0 => detect_ms.push(x.detect_ms),
             Payload::Status(st) if st.status == Some(SessionStatus::Completed) => break,
             Payload::Status(st) if st.status == Some(SessionStatus::Failed) => panic!("{st:?}"),
             _ => {}
         }
     }
+    println!(
+        "  (worker metrics: detector {:.2} ms per frame, mean of per-second medians)",
+        mean(&detect_ms)
+    );
     let secs = started.map_or(0.0, |t| t.elapsed().as_secs_f64());
     cancel.cancel();
     let _ = worker.await;
