@@ -255,7 +255,13 @@ async fn publish_loop(
     loop {
         tokio::select! {
             item = rx.recv() => match item {
-                None => return None,
+                None => {
+                    // the session's final figures
+                    let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner).snapshot(Instant::now());
+                    m.gpu = gpu.current();
+                    publisher.send(Payload::Metrics(m), "metrics").await;
+                    return None;
+                }
                 Some(Err(e)) => return Some(e),
                 Some(Ok((mut a, read_at))) => {
                     let latency_ms = read_at.elapsed().as_secs_f64() * 1000.0;

@@ -871,7 +871,10 @@ pub(crate) fn client_ip(req: &Request) -> IpAddr {
 async fn limit_and_measure(State(st): S, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_owned();
     let method = req.method().clone();
-    let exempt = path.starts_with("/ws") || path.starts_with("/health") || path == "/metrics";
+    // the API is limited; the web UI's static files, health checks, metrics and WebSocket
+    // upgrades (which have their own limit) are not
+    let limited = path.starts_with("/matches") || path.starts_with("/api/");
+    let exempt = !limited;
     if !exempt && let Err(retry) = st.http_limiter.check(client_ip(&req)) {
         st.metrics.rate_limited.inc();
         return ApiError::RateLimited {

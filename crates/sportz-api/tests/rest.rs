@@ -394,8 +394,10 @@ async fn rate_limits_answer_429_with_retry_after() {
             break;
         }
     }
-    let (at, retry) = limited.expect("the 51st request in 10 s is refused");
-    assert_eq!(at, 50);
+    let (at, retry) = limited.expect("requests past 50 in 10 s are refused");
+    // the first 50 pass; the bucket refills one request per 200 ms, so a slow loop may get one
+    // or two more before the refusal
+    assert!((50..=55).contains(&at), "first refusal at request {at}");
     let secs: u64 = retry.expect("Retry-After").parse().unwrap();
     assert!((1..=10).contains(&secs), "{secs}");
     // health stays answerable
