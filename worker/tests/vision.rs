@@ -94,7 +94,7 @@ async fn a_session_with_an_onnx_model_publishes_tracked_players_on_the_pitch_and
     let bus = memory_bus();
     let dir = tempfile::tempdir().unwrap();
     let clip = make_clip(dir.path(), "clip.mp4", 2, 10);
-    let factory = VisionAnalyzerFactory::new(tiny_model(dir.path()), DetectorOptions::default())
+    let factory = VisionAnalyzerFactory::new(tiny_model(dir.path()), DetectorOptions::cpu())
         .expect("the tiny model loads");
     assert_eq!(factory.device(), "cpu");
     assert_eq!(factory.models(), ["const.onnx"]);

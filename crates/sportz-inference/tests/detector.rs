@@ -126,8 +126,17 @@ fn a_constant_yolov8_model_detects_in_source_pixels_on_the_cpu() {
         },
     )
     .unwrap();
-    assert_eq!(det.device(), "cpu", "no GPU provider in the CPU wheel");
-    assert_eq!(det.provider(), Provider::Cpu);
+    // every provider before the chosen one says why it was passed over (with the CPU wheel:
+    // cuda, tensorrt, directml and coreml are not in the build, and the device is `cpu`)
+    let chosen = Provider::DEFAULT_ORDER
+        .iter()
+        .position(|p| *p == det.provider())
+        .unwrap();
+    assert_eq!(det.passed_over().len(), chosen, "{:?}", det.passed_over());
+    for (why, p) in det.passed_over().iter().zip(Provider::DEFAULT_ORDER) {
+        assert!(why.starts_with(&format!("{p}: ")), "{why}");
+    }
+    assert_eq!(det.device(), det.provider().device(0));
     assert_eq!(det.adapter().layout().name(), "yolov8");
     assert_eq!(det.model_name(), "const.onnx");
 
