@@ -41,9 +41,15 @@ function ortDylib() {
   return lib ? join(dir, lib) : undefined;
 }
 
+// A detector for the real server, so the synthetic demo has players on the radar: SPORTZ_MODEL,
+// else the COCO model of the shared test assets (SPORTZ_ASSETS), else none.
+const MODEL = process.env.SPORTZ_MODEL
+  ?? (process.env.SPORTZ_ASSETS && existsSync(join(process.env.SPORTZ_ASSETS, 'models/yolox_nano.onnx'))
+    ? join(process.env.SPORTZ_ASSETS, 'models/yolox_nano.onnx') : undefined);
+
 function startServer({ port: p = port, dir = dataDir, extraEnv = {} } = {}) {
   const ort = ortDylib();
-  const env = { ...process.env, ...(ort ? { ORT_DYLIB_PATH: ort } : {}), SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: 'true', RUST_LOG: process.env.RUST_LOG ?? 'warn', ...extraEnv };
+  const env = { ...process.env, ...(ort ? { ORT_DYLIB_PATH: ort } : {}), ...(MODEL && !MOCK ? { SPORTZ_MODEL: MODEL } : {}), SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: 'true', RUST_LOG: process.env.RUST_LOG ?? 'warn', ...extraEnv };
   const [cmd, args] = MOCK
     ? [process.execPath, [join(uiDir, 'e2e/mock-server.mjs'), '--bind', `127.0.0.1:${p}`, '--state', join(dir, 'mock-state.json')]]
     : [BIN, ['--headless', '--bind', `127.0.0.1:${p}`, '--data-dir', dir]];
@@ -81,7 +87,13 @@ async function stopServer(child) {
 
 // ------------------------------------------------------------------ tiny runner
 const results = [];
-async function scenario(name, fn) {
+let skipped = 0;
+async function scenario(name, fn, skipReason) {
+  if (skipReason) {
+    skipped += 1;
+    console.log(`SKIPPED ${name}: ${skipReason}`);
+    return;
+  }
   const t0 = Date.now();
   try {
     await fn();
@@ -233,6 +245,16 @@ try {
     await a.getByRole('button', { name: 'Start', exact: true }).click();
     await a.waitForFunction(() => Number(document.querySelector('canvas.radar')?.dataset.frame || 0) > 0, null, { timeout: 60_000 })
       .catch(() => { throw new Error('no frame reached the radar within 60 s of Start'); });
+    if (!MOCK && !MODEL) {
+      // without a detector the demo's frames carry no players: check the frames, say so
+      console.log('  note: no detector model (set SPORTZ_ASSETS or SPORTZ_MODEL): checked that frames reach the radar, not that dots move');
+      const f0 = await a.$eval('canvas.radar', (el) => Number(el.dataset.frame));
+      await sleep(1500);
+      const f1 = await a.$eval('canvas.radar', (el) => Number(el.dataset.frame));
+      assert(f1 > f0, `frames did not advance: ${f0} → ${f1}`);
+      await shot(a, '06-match-operator-radar');
+      return;
+    }
     await a.waitForFunction(() => Number(document.querySelector('canvas.radar')?.dataset.dots ?? 0) > 0, null, { timeout: 60_000 })
       .catch(async () => {
         const f = await a.$eval('canvas.radar', (el) => el.dataset.frame);
@@ -240,10 +262,14 @@ try {
       });
     const read = () => a.$eval('canvas.radar', (el) => ({ frame: Number(el.dataset.frame), positions: el.dataset.positions }));
     const p0 = await read();
-    await sleep(1500);
-    const p1 = await read();
+    // the demo opens with a kick-off (players wait in place): give play a few seconds to start
+    let p1 = p0;
+    for (let i = 0; i < 40 && p1.positions === p0.positions; i++) {
+      await sleep(500);
+      p1 = await read();
+    }
     assert(p1.frame > p0.frame, `frames did not advance: ${p0.frame} → ${p1.frame}`);
-    assert(p0.positions !== p1.positions, `radar dots did not move: ${p0.positions}`);
+    assert(p0.positions !== p1.positions, `radar dots did not move in 20 s: ${p0.positions}`);
     await sleep(1000);
     await shot(a, '06-match-operator-radar');
     await c.waitForFunction(() => !!document.querySelector('canvas.radar')?.dataset.frame, null, { timeout: 10_000 });
@@ -379,5 +405,5 @@ try {
 const passed = results.filter((r) => r.ok).length;
 const failed = results.length - passed;
 console.log(`screenshots: ${out}`);
-console.log(`${passed} passed, ${failed} failed`);
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed ? 1 : 0);
