@@ -100,6 +100,15 @@ async fn refusal(st: &AppState, headers: &HeaderMap, token: Option<&str>) -> Opt
     None
 }
 
+/// Size limits and buffers: clients send little, so an 8 KiB read buffer (tungstenite's default
+/// is 128 KiB per connection) and eager writes keep memory per connection low.
+fn tune(ws: WebSocketUpgrade, max: usize) -> WebSocketUpgrade {
+    ws.max_message_size(max)
+        .max_frame_size(max)
+        .read_buffer_size(8 * 1024)
+        .write_buffer_size(0)
+}
+
 async fn close(mut socket: WebSocket, code: u16, reason: &str) {
     let reason: String = reason.chars().take(120).collect(); // close reasons are ≤ 123 bytes
     let _ = socket
@@ -177,38 +186,36 @@ pub async fn centre(
     }
     let refused = refusal(&st, &headers, q.token.as_deref()).await;
     let max = st.config.max_message_bytes;
-    ws.max_message_size(max)
-        .max_frame_size(max)
-        .on_upgrade(move |socket| async move {
-            if let Some((code, reason)) = refused {
-                return close(socket, code, &reason).await;
-            }
-            let id = st.next_client_id();
-            let queue = Arc::new(ClientQueue::new(st.config.client_queue));
-            st.centre.register(id, queue.clone());
-            st.metrics.connected("ws", 1);
-            queue.push(Arc::from(ServerMessage::Welcome.to_json()));
-            let (st2, q2) = (st.clone(), queue.clone());
-            pump(socket, st.clone(), queue, "ws", move |text| {
-                let reply = match ClientMessage::from_json(text) {
-                    Ok(ClientMessage::Subscribe { match_id }) => {
-                        st2.centre.subscribe(id, match_id);
-                        ServerMessage::Subscribed { match_id }
-                    }
-                    Ok(ClientMessage::Unsubscribe { match_id }) => {
-                        st2.centre.unsubscribe(id, match_id);
-                        ServerMessage::Unsubscribed { match_id }
-                    }
-                    Err(e) => ServerMessage::Error {
-                        message: e.to_string(),
-                    },
-                };
-                q2.push(Arc::from(reply.to_json()));
-            })
-            .await;
-            st.centre.unregister(id);
-            st.metrics.connected("ws", -1);
+    tune(ws, max).on_upgrade(move |socket| async move {
+        if let Some((code, reason)) = refused {
+            return close(socket, code, &reason).await;
+        }
+        let id = st.next_client_id();
+        let queue = Arc::new(ClientQueue::new(st.config.client_queue));
+        st.centre.register(id, queue.clone());
+        st.metrics.connected("ws", 1);
+        queue.push(Arc::from(ServerMessage::Welcome.to_json()));
+        let (st2, q2) = (st.clone(), queue.clone());
+        pump(socket, st.clone(), queue, "ws", move |text| {
+            let reply = match ClientMessage::from_json(text) {
+                Ok(ClientMessage::Subscribe { match_id }) => {
+                    st2.centre.subscribe(id, match_id);
+                    ServerMessage::Subscribed { match_id }
+                }
+                Ok(ClientMessage::Unsubscribe { match_id }) => {
+                    st2.centre.unsubscribe(id, match_id);
+                    ServerMessage::Unsubscribed { match_id }
+                }
+                Err(e) => ServerMessage::Error {
+                    message: e.to_string(),
+                },
+            };
+            q2.push(Arc::from(reply.to_json()));
         })
+        .await;
+        st.centre.unregister(id);
+        st.metrics.connected("ws", -1);
+    })
 }
 
 /// `GET /ws/matches/{id}`.
@@ -225,54 +232,52 @@ pub async fn live(
     }
     let refused = refusal(&st, &headers, q.token.as_deref()).await;
     let max = st.config.max_message_bytes;
-    ws.max_message_size(max)
-        .max_frame_size(max)
-        .on_upgrade(move |mut socket| async move {
-            if let Some((code, reason)) = refused {
-                return close(socket, code, &reason).await;
-            }
-            let Ok(m) = raw_id.parse::<MatchId>() else {
+    tune(ws, max).on_upgrade(move |mut socket| async move {
+        if let Some((code, reason)) = refused {
+            return close(socket, code, &reason).await;
+        }
+        let Ok(m) = raw_id.parse::<MatchId>() else {
+            return close(socket, CLOSE_UNKNOWN_MATCH, "unknown match").await;
+        };
+        let row = match st.store.get_match(m).await {
+            Ok(r) => r,
+            Err(sportz_store::StoreError::NotFound { .. }) => {
                 return close(socket, CLOSE_UNKNOWN_MATCH, "unknown match").await;
-            };
-            let row = match st.store.get_match(m).await {
-                Ok(r) => r,
-                Err(sportz_store::StoreError::NotFound { .. }) => {
-                    return close(socket, CLOSE_UNKNOWN_MATCH, "unknown match").await;
-                }
-                Err(e) => return close(socket, 1011, &format!("store unavailable: {e}")).await,
-            };
-            let id = st.next_client_id();
-            let queue = Arc::new(ClientQueue::new(st.config.client_queue));
-            // subscribe before reading the snapshot so nothing between the two is missed
-            let joined = st
-                .relays
-                .join(&st.bus, &st.metrics, m, id, queue.clone())
-                .await;
-            let snapshot = match joined {
-                Ok(()) => snapshot(&st, &row).await,
-                Err(e) => Err(BusError::Unavailable(e.to_string())),
-            };
-            let messages = match snapshot {
-                Ok(msgs) => msgs,
-                Err(e) => {
-                    let _ = socket
-                        .send(Message::Text(bus_error_message(m, &e.to_string()).into()))
-                        .await;
-                    st.relays.leave(m, id);
-                    return close(socket, CLOSE_BUS_UNAVAILABLE, "bus unavailable").await;
-                }
-            };
-            st.metrics.connected("ws_match", 1);
-            for text in messages {
-                if socket.send(Message::Text(text.into())).await.is_err() {
-                    break;
-                }
-                st.metrics.sent("ws_match");
             }
-            pump(socket, st.clone(), queue, "ws_match", |_ignored| {}).await;
-            st.relays.leave(m, id);
-            st.metrics.connected("ws_match", -1);
-        })
+            Err(e) => return close(socket, 1011, &format!("store unavailable: {e}")).await,
+        };
+        let id = st.next_client_id();
+        let queue = Arc::new(ClientQueue::new(st.config.client_queue));
+        // subscribe before reading the snapshot so nothing between the two is missed
+        let joined = st
+            .relays
+            .join(&st.bus, &st.metrics, m, id, queue.clone())
+            .await;
+        let snapshot = match joined {
+            Ok(()) => snapshot(&st, &row).await,
+            Err(e) => Err(BusError::Unavailable(e.to_string())),
+        };
+        let messages = match snapshot {
+            Ok(msgs) => msgs,
+            Err(e) => {
+                let _ = socket
+                    .send(Message::Text(bus_error_message(m, &e.to_string()).into()))
+                    .await;
+                st.relays.leave(m, id);
+                return close(socket, CLOSE_BUS_UNAVAILABLE, "bus unavailable").await;
+            }
+        };
+        st.metrics.connected("ws_match", 1);
+        for text in messages {
+            if socket.send(Message::Text(text.into())).await.is_err() {
+                break;
+            }
+            st.metrics.sent("ws_match");
+        }
+        pump(socket, st.clone(), queue, "ws_match", |_ignored| {}).await;
+        st.relays.leave(m, id);
+        st.metrics.connected("ws_match", -1);
+    })
 }
 
 /// The snapshot a new live client gets, in the seed's order.
