@@ -565,3 +565,46 @@ async fn a_start_nobody_picks_up_fails_with_a_message() {
     assert_eq!(v["data"]["status"], "failed");
     let _: (MatchId, SessionId) = (MatchId::generate(), SessionId::generate());
 }
+
+#[tokio::test]
+async fn a_running_session_whose_lease_disappears_fails_as_worker_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(memory_bus(), sqlite_store(&dir).await, test_config()).await;
+    let m = s.synthetic_match().await["id"].as_str().unwrap().to_owned();
+    let (_, v) = s.op("POST", &format!("/matches/{m}/start"), None).await;
+    let ses = v["data"]["currentSessionId"].as_str().unwrap().to_owned();
+    let mid: MatchId = m.parse().unwrap();
+    let sid: SessionId = ses.parse().unwrap();
+    // a worker takes the lease and reports processing
+    let lease = sportz_contract::Lease {
+        worker_id: "w-gone".into(),
+        session_id: sid,
+    };
+    assert!(s.bus.acquire_lease(&mid, &lease).await.unwrap());
+    s.bus
+        .publish(&status_env(&m, &ses, SessionStatus::Processing))
+        .await
+        .unwrap();
+    let mut live = connect(&format!("{}/ws/matches/{m}", s.ws)).await;
+    // while the lease is held, the watchdog leaves it alone
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let (_, v) = s.get(&format!("/matches/{m}")).await;
+    assert_eq!(v["data"]["status"], "processing", "{v}");
+    // the worker dies: its lease goes
+    assert!(s.bus.release_lease(&mid, &lease).await.unwrap());
+    let failed = loop {
+        let st = recv_type(&mut live, "status", 10).await;
+        if st["data"]["match_status"] == "failed" {
+            break st;
+        }
+    };
+    assert!(
+        failed["data"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("worker lost"),
+        "{failed}"
+    );
+    let (_, v) = s.get(&format!("/matches/{m}")).await;
+    assert_eq!(v["data"]["status"], "failed");
+}
