@@ -307,6 +307,18 @@ async fn rest_story(s: &Server) {
     let (code, _) = s.op("DELETE", &format!("/matches/{id}"), None).await;
     assert_eq!(code, 404);
 
+    // bodies over 1 MiB are refused
+    let big = "x".repeat(1_100_000);
+    let (code, v) = s
+        .op(
+            "POST",
+            "/matches",
+            Some(json!({"homeTeam": big, "awayTeam": "B"})),
+        )
+        .await;
+    assert_eq!(code, 413, "{v}");
+    assert_eq!(v["error"]["code"], "too_large");
+
     // system
     let (code, v) = s.get("/health").await;
     assert_eq!((code, v["ready"].as_bool()), (200, Some(true)), "{v}");
