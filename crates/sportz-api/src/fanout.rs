@@ -62,8 +62,19 @@ pub async fn run(state: Arc<AppState>) {
                 Some(SubEvent::Lagged(n)) => {
                     tracing::warn!("match-centre fan-out lagged by {n} messages")
                 }
-                Some(SubEvent::Disconnected(why)) => tracing::warn!("match-centre fan-out: {why}"),
-                Some(SubEvent::Reconnected) => tracing::info!("match-centre fan-out resubscribed"),
+                Some(SubEvent::Disconnected(why)) => {
+                    // not ready until broadcasts can reach this instance's clients again
+                    state
+                        .fanout_ready
+                        .store(false, std::sync::atomic::Ordering::SeqCst);
+                    tracing::warn!("match-centre fan-out: {why}");
+                }
+                Some(SubEvent::Reconnected) => {
+                    state
+                        .fanout_ready
+                        .store(true, std::sync::atomic::Ordering::SeqCst);
+                    tracing::info!("match-centre fan-out resubscribed");
+                }
             }
         }
     }

@@ -731,3 +731,39 @@ async fn memory_bus_needs_no_services() {
     let bus = sportz_bus::connect(Some(&url)).await.unwrap();
     assert_eq!(bus.backend(), "redis");
 }
+
+#[tokio::test]
+async fn pattern_subscriptions_resume_after_a_redis_restart() {
+    let mut server = RedisServer::start();
+    let bus: Arc<dyn Bus> = Arc::new(RedisBus::connect(&server.url()).await.unwrap());
+    let mut sub = bus
+        .subscribe(
+            &[Topic::Channel("g".into()), Topic::Pattern("m:*:c".into())],
+            100,
+        )
+        .await
+        .unwrap();
+    server.kill();
+    assert!(matches!(
+        within(10, "disconnect", sub.next()).await,
+        Some(SubEvent::Disconnected(_))
+    ));
+    server.restart();
+    assert_eq!(
+        within(20, "reconnect", sub.next()).await,
+        Some(SubEvent::Reconnected)
+    );
+    within(20, "publish after restart", async {
+        while bus.publish("m:1:c", "x").await.is_err() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    let m = next_message(&mut sub).await;
+    assert_eq!(
+        (m.channel.as_str(), m.pattern.as_deref()),
+        ("m:1:c", Some("m:*:c"))
+    );
+    bus.publish("g", "y").await.unwrap();
+    assert_eq!(next_message(&mut sub).await.payload, "y");
+}
