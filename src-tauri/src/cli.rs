@@ -31,6 +31,11 @@ pub struct Cli {
     #[arg(long)]
     pub headless: bool,
 
+    /// A TOML config file (default: ~/.config/sportz/config.toml when it exists). Environment
+    /// variables override it, flags override both.
+    #[arg(long, env = "SPORTZ_CONFIG", global = true)]
+    pub config: Option<PathBuf>,
+
     #[command(flatten)]
     pub system: SystemArgs,
 
@@ -98,6 +103,9 @@ pub enum Command {
     /// Render a synthetic broadcast match (H.264) with exact ground truth (JSONL).
     #[command(after_help = "Example:\n  sportz synth --seed 7 --seconds 60 --out synth/")]
     Synth(SynthArgs),
+    /// Print the effective configuration (file, environment, flags), secrets masked.
+    #[command(after_help = "Example:\n  SPORTZ_REDIS=redis://10.0.0.5:6379 sportz config")]
+    Config(SystemArgs),
     /// Score tracking output against ground truth (HOTA, IDF1, ball, pitch error, events).
     #[command(after_help = "Example:\n  sportz eval --truth synth/truth.jsonl --pred run.jsonl")]
     Eval(EvalArgs),
@@ -195,10 +203,25 @@ pub struct EvalArgs {
 ///
 /// # Errors
 /// Whatever the role reports; roles whose issue has not landed say so.
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
+    // layer the config file under the environment and the flags
+    if let Some(file) = crate::config::path(cli.config.as_deref()) {
+        let loaded = crate::config::load(&file)?;
+        match (&mut cli.command, matches.subcommand()) {
+            (Some(Command::Api(a) | Command::Config(a)), Some((_, sub))) => {
+                crate::config::apply(a, loaded, sub)
+            }
+            (None, _) => crate::config::apply(&mut cli.system, loaded, matches),
+            _ => {}
+        }
+    }
     match cli.command {
         Some(Command::Worker(args)) => return crate::roles::worker(args),
         Some(Command::Api(args)) => return crate::roles::system(args, false),
+        Some(Command::Config(args)) => {
+            print!("{}", crate::config::render(&args));
+            return Ok(());
+        }
         Some(Command::Synth(args)) => return crate::roles::synth(&args),
         None if cli.headless => return crate::roles::system(cli.system, true),
         _ => {}
@@ -208,7 +231,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             "desktop",
             "issue 9 (desktop app); use `sportz --headless` meanwhile",
         ),
-        Some(Command::Api(_) | Command::Worker(_) | Command::Synth(_)) => {
+        Some(Command::Api(_) | Command::Worker(_) | Command::Synth(_) | Command::Config(_)) => {
             unreachable!("handled above")
         }
         Some(Command::Track(_)) => ("track", "issue 8 (track and eval)"),
