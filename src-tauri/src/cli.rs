@@ -135,15 +135,19 @@ pub struct WorkerArgs {
 pub struct TrackArgs {
     /// The video file to analyse.
     pub video: PathBuf,
-    /// ONNX detector (default: the bundled model).
-    #[arg(long)]
+    /// ONNX detector (any YOLO-family layout); without one, frames carry no detections.
+    #[arg(long, env = "SPORTZ_MODEL")]
     pub model: Option<PathBuf>,
-    /// Calibration point pairs (JSON) for pitch coordinates.
+    /// Calibration point pairs for pitch coordinates: a JSON list of
+    /// `{"pixel":{"x","y"},"pitch":{"x","y"}}` (e.g. the calibration.json of `sportz synth`).
     #[arg(long)]
     pub calibration: Option<PathBuf>,
-    /// Output JSONL file.
+    /// Output JSONL file: one contract message (frame or event) per line.
     #[arg(long)]
     pub out: PathBuf,
+    /// Frames per second to sample (default: the video's rate).
+    #[arg(long)]
+    pub fps: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -223,6 +227,7 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             return Ok(());
         }
         Some(Command::Synth(args)) => return crate::roles::synth(&args),
+        Some(Command::Track(args)) => return crate::roles::track(&args),
         None if cli.headless => return crate::roles::system(cli.system, true),
         _ => {}
     }
@@ -231,10 +236,15 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             "desktop",
             "issue 9 (desktop app); use `sportz --headless` meanwhile",
         ),
-        Some(Command::Api(_) | Command::Worker(_) | Command::Synth(_) | Command::Config(_)) => {
+        Some(
+            Command::Api(_)
+            | Command::Worker(_)
+            | Command::Synth(_)
+            | Command::Config(_)
+            | Command::Track(_),
+        ) => {
             unreachable!("handled above")
         }
-        Some(Command::Track(_)) => ("track", "issue 8 (track and eval)"),
         Some(Command::Eval(_)) => ("eval", "issue 8 (track and eval)"),
     };
     anyhow::bail!("the `{role}` role is not available in this build yet; it arrives with {issue}")

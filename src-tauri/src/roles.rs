@@ -11,11 +11,17 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::WorkerArgs;
 
 fn init_logs() {
+    init_logs_at("info");
+}
+
+/// Logs to stderr (stdout carries results), filtered by `SPORTZ_LOG`, else `default`.
+fn init_logs_at(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("SPORTZ_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
+        .with_writer(std::io::stderr)
         .try_init();
 }
 
@@ -283,4 +289,110 @@ pub fn synth(args: &crate::cli::SynthArgs) -> anyhow::Result<()> {
         summary.calibration.display()
     );
     Ok(())
+}
+
+/// `sportz track`: the real pipeline over a file at full speed (nothing dropped), written as
+/// JSONL (frame and event messages), with a progress line.
+pub fn track(args: &crate::cli::TrackArgs) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    init_logs_at("warn");
+    anyhow::ensure!(
+        args.video.is_file(),
+        "no such video file `{}`",
+        args.video.display()
+    );
+    let calibration: Vec<sportz_contract::worker::PointPair> = match &args.calibration {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read the calibration {}", p.display()))?;
+            serde_json::from_str(&text).map_err(|e| {
+                anyhow::anyhow!(
+                    "invalid calibration {}: {e}; expected [{{\"pixel\":{{\"x\":…,\"y\":…}},\"pitch\":{{\"x\":…,\"y\":…}}}}, …]",
+                    p.display()
+                )
+            })?
+        }
+        None => Vec::new(),
+    };
+    let out = std::fs::File::create(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let mut out = std::io::BufWriter::new(out);
+    runtime()?.block_on(async move {
+        let source = sportz_contract::worker::VideoSource::File(args.video.display().to_string());
+        let probe = sportz_worker::source::probe(&source, std::time::Duration::from_secs(15))
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let fps = args.fps.unwrap_or(probe.fps);
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let total = probe.duration.map(|d| (d * fps).round() as u64);
+        let bus = ContractBus::new(Arc::new(sportz_bus::MemoryBus::new()));
+        let mut settings = WorkerSettings::new(analyzers(args.model.as_deref())?);
+        settings.worker_id = "track".to_owned();
+        settings.capacity = 1;
+        let shutdown = CancellationToken::new();
+        let worker = tokio::spawn(sportz_worker::run(bus.clone(), settings, shutdown.clone()));
+        let (m, s) = (sportz_contract::MatchId::generate(), sportz_contract::SessionId::generate());
+        let mut feed = bus.subscribe_match(&m, 1_000_000).await?;
+        bus.set_control(&m, &sportz_contract::Control { session_id: s, state: sportz_contract::DesiredState::Running })
+            .await?;
+        let mut config = sportz_contract::worker::SessionConfig::new(source);
+        config.realtime = false;
+        config.target_fps = args.fps;
+        config.calibration = calibration;
+        bus.send_command(&sportz_contract::WorkerCommand::Start { match_id: m, session_id: s, config })
+            .await?;
+        let started = std::time::Instant::now();
+        let mut last_print = started;
+        let (mut frames, mut events) = (0u64, 0u64);
+        let outcome = loop {
+            let Some(item) = feed.next().await else { break Err(anyhow::anyhow!("the pipeline stopped")) };
+            let env = match item {
+                sportz_bus::MatchFeed::Message(env) => env,
+                sportz_bus::MatchFeed::Lagged(n) => break Err(anyhow::anyhow!("lost {n} messages: the output could not keep up")),
+                _ => continue,
+            };
+            match &env.payload {
+                sportz_contract::Payload::Frame(_) => {
+                    frames += 1;
+                    writeln!(out, "{}", env.to_json())?;
+                }
+                sportz_contract::Payload::Event(_) => {
+                    events += 1;
+                    writeln!(out, "{}", env.to_json())?;
+                }
+                sportz_contract::Payload::Status(st) => match st.status {
+                    Some(sportz_contract::SessionStatus::Completed) => break Ok(()),
+                    Some(sportz_contract::SessionStatus::Failed) => {
+                        break Err(anyhow::anyhow!("{}", st.message.clone().unwrap_or_default()));
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+            if last_print.elapsed().as_millis() >= 500 {
+                last_print = std::time::Instant::now();
+                #[allow(clippy::cast_precision_loss)]
+                let rate = frames as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                match total {
+                    #[allow(clippy::cast_precision_loss)]
+                    Some(t) => eprint!(
+                        "\rtracking {frames}/{t} frames  {rate:5.1} fps  ETA {:4.0} s  {events} events ",
+                        t.saturating_sub(frames) as f64 / rate.max(1e-9)
+                    ),
+                    None => eprint!("\rtracking {frames} frames  {rate:5.1} fps  {events} events "),
+                }
+            }
+        };
+        shutdown.cancel();
+        let _ = worker.await;
+        out.flush()?;
+        eprintln!();
+        outcome?;
+        println!(
+            "wrote {frames} frames and {events} events to {} in {:.1} s",
+            args.out.display(),
+            started.elapsed().as_secs_f64()
+        );
+        Ok(())
+    })
 }

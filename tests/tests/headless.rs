@@ -171,3 +171,58 @@ fn synth_writes_a_video_with_its_truth() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("WIDTHxHEIGHT"));
 }
+
+#[test]
+fn track_writes_frames_of_a_video_as_jsonl() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = Command::new(sportz_bin())
+        .args([
+            "synth",
+            "--seed",
+            "2",
+            "--seconds",
+            "2",
+            "--size",
+            "320x180",
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let out = dir.path().join("run.jsonl");
+    let run = Command::new(sportz_bin())
+        .arg("track")
+        .arg(dir.path().join("match.mp4"))
+        .arg("--calibration")
+        .arg(dir.path().join("calibration.json"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{run:?}");
+    assert!(
+        String::from_utf8_lossy(&run.stdout).contains("wrote 50 frames"),
+        "{run:?}"
+    );
+    let frames: Vec<Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &Value| v["type"] == "frame")
+        .collect();
+    assert_eq!(frames.len(), 50, "offline: nothing dropped");
+    for (i, f) in frames.iter().enumerate() {
+        assert_eq!(f["data"]["frame_number"], i as u64);
+        assert_eq!(
+            f["data"]["coordinate_mode"], "pitch",
+            "calibrated from the synth's points"
+        );
+    }
+    let missing = Command::new(sportz_bin())
+        .args(["track", "/no/such.mp4", "--out", "x.jsonl"])
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no such video file"));
+}

@@ -22,7 +22,7 @@ struct SlowAnalyzer(Duration);
 impl Analyzer for SlowAnalyzer {
     fn analyze(&mut self, f: &source::VideoFrame) -> Result<Analysis, String> {
         std::thread::sleep(self.0);
-        let mut a = PassThrough.analyze(f)?;
+        let mut a = PassThrough::default().analyze(f)?;
         a.detect_ms = self.0.as_secs_f64() * 1000.0;
         Ok(a)
     }

@@ -40,9 +40,11 @@ pub trait AnalyzerFactory: Send + Sync + std::fmt::Debug {
     fn models(&self) -> Vec<String>;
 }
 
-/// Publishes every frame with no detections.
+/// Publishes every frame with no detections (in `pitch` mode when the session is calibrated).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct PassThrough;
+pub struct PassThrough {
+    pub calibrated: bool,
+}
 
 impl Analyzer for PassThrough {
     fn analyze(&mut self, f: &VideoFrame) -> Result<Analysis, String> {
@@ -53,7 +55,11 @@ impl Analyzer for PassThrough {
                 timestamp: f.read_at,
                 width: f.width,
                 height: f.height,
-                coordinate_mode: CoordinateMode::Pixel,
+                coordinate_mode: if self.calibrated {
+                    CoordinateMode::Pitch
+                } else {
+                    CoordinateMode::Pixel
+                },
                 ball: None,
                 trail: Vec::new(),
                 players: Vec::new(),
@@ -70,8 +76,10 @@ impl Analyzer for PassThrough {
 pub struct PassThroughFactory;
 
 impl AnalyzerFactory for PassThroughFactory {
-    fn create(&self, _: &MatchId, _: &SessionConfig) -> Result<Box<dyn Analyzer>, String> {
-        Ok(Box::new(PassThrough))
+    fn create(&self, _: &MatchId, config: &SessionConfig) -> Result<Box<dyn Analyzer>, String> {
+        Ok(Box::new(PassThrough {
+            calibrated: config.calibration.len() >= 4,
+        }))
     }
     fn device(&self) -> String {
         "cpu".to_owned()
