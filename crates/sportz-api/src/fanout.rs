@@ -27,6 +27,14 @@ pub async fn broadcast(state: &AppState, msg: &ServerMessage) -> ApiResult<()> {
     Ok(())
 }
 
+/// Broadcasts, logging (not failing the request) when the bus is down: the change itself is
+/// already stored, and clients re-read it when they reconnect.
+pub async fn broadcast_or_log(state: &AppState, msg: &ServerMessage, what: &str) {
+    if let Err(e) = broadcast(state, msg).await {
+        tracing::warn!("{what} not broadcast: {e}");
+    }
+}
+
 /// Relays bus broadcasts to this instance's `/ws` clients until shutdown.
 pub async fn run(state: Arc<AppState>) {
     let topics = [

@@ -24,7 +24,7 @@ use sportz_store::{
 use crate::AppState;
 use crate::auth::{bearer, require_operator, require_reader};
 use crate::error::{ApiError, ApiResult};
-use crate::fanout::broadcast;
+use crate::fanout::broadcast_or_log;
 use crate::sessions::{self, Action};
 use crate::validate::Body;
 
@@ -206,16 +206,14 @@ async fn create_match(
     }
     let m = st.store.create_match(new).await?;
     let dto = m.to_dto(sportz_store::now());
-    if let Err(e) = broadcast(
+    broadcast_or_log(
         &st,
         &ServerMessage::MatchCreated {
             data: Box::new(dto.clone()),
         },
+        "match_created",
     )
-    .await
-    {
-        tracing::warn!("match_created not broadcast: {e}");
-    }
+    .await;
     Ok((StatusCode::CREATED, data(dto)).into_response())
 }
 
@@ -295,9 +293,7 @@ async fn update_score(
             away_score: m.away_score,
         },
     };
-    if let Err(e) = broadcast(&st, &msg).await {
-        tracing::warn!("score_update not broadcast: {e}");
-    }
+    broadcast_or_log(&st, &msg, "score_update").await;
     Ok(data(m.to_dto(sportz_store::now())))
 }
 
@@ -352,16 +348,14 @@ async fn add_commentary(
         })
         .await?;
     let dto: sportz_contract::match_centre::CommentaryDto = row.into();
-    if let Err(e) = broadcast(
+    broadcast_or_log(
         &st,
         &ServerMessage::Commentary {
             data: Box::new(dto.clone()),
         },
+        "commentary",
     )
-    .await
-    {
-        tracing::warn!("commentary not broadcast: {e}");
-    }
+    .await;
     Ok((StatusCode::CREATED, data(dto)).into_response())
 }
 

@@ -170,9 +170,7 @@ pub async fn announce(state: &AppState, m: &Match) {
     let msg = ServerMessage::MatchUpdated {
         data: Box::new(m.to_dto(sportz_store::now())),
     };
-    if let Err(e) = crate::fanout::broadcast(state, &msg).await {
-        tracing::warn!(match_id = %m.id, "match_updated not broadcast: {e}");
-    }
+    crate::fanout::broadcast_or_log(state, &msg, "match_updated").await;
 }
 
 #[cfg(test)]
