@@ -18,7 +18,7 @@ use sportz_bus::ContractBus;
 use sportz_contract::status::{DesiredState, SessionStatus};
 use sportz_contract::worker::{SessionConfig, VideoSource};
 use sportz_contract::{
-    Envelope, ErrorData, EventData, Lease, MatchId, Payload, Sequencer, SessionId, StatusData,
+    Envelope, ErrorData, Lease, MatchId, Payload, Sequencer, SessionId, StatusData,
 };
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -269,7 +269,7 @@ async fn publish_loop(
                     let n_events = a.events.len();
                     publisher.send(Payload::Frame(Box::new(a.frame)), "a frame").await;
                     for e in a.events {
-                        publish_event(&publisher, e).await;
+                        publisher.send(Payload::Event(e), "an event").await;
                     }
                     metrics
                         .lock()
@@ -284,10 +284,6 @@ async fn publish_loop(
             }
         }
     }
-}
-
-async fn publish_event(p: &Publisher, e: EventData) {
-    p.send(Payload::Event(e), "an event").await;
 }
 
 /// Everything a session needs.

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use sportz_bus::{BusError, StreamItem, SubEvent, Topic};
 use sportz_contract::keys::{self, Channel};
 use sportz_contract::status::{MatchStatus, SessionStatus, StatusDecision};
-use sportz_contract::{Envelope, MatchId, Payload, SessionId, StatusData};
+use sportz_contract::{Envelope, Payload, SessionId, StatusData};
 use sportz_store::{
     MatchFilter, NewEvent, PageRequest, SessionStats, SessionStatusUpdate, StoreError,
 };
@@ -418,7 +418,6 @@ pub async fn session_stats(state: Arc<AppState>) {
             if let Err(e) = state.store.update_session_stats(s, stats).await {
                 tracing::debug!("session stats of {s} not stored: {e}");
             }
-            let _: Option<MatchId> = None;
         }
     }
 }

@@ -563,7 +563,6 @@ async fn a_start_nobody_picks_up_fails_with_a_message() {
     );
     let (_, v) = s.get(&format!("/matches/{m}")).await;
     assert_eq!(v["data"]["status"], "failed");
-    let _: (MatchId, SessionId) = (MatchId::generate(), SessionId::generate());
 }
 
 #[tokio::test]
