@@ -1,0 +1,1 @@
+//! Tracking evaluation and exports (work in progress).

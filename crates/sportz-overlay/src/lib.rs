@@ -1,0 +1,1 @@
+//! The pitch overlay renderer (work in progress).
