@@ -638,8 +638,9 @@ fn opt3(v: Option<f64>) -> String {
     v.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.3}"))
 }
 
-/// Rows of cells, each column right-aligned to its widest cell, first column left-aligned.
-fn grid(rows: &[Vec<String>]) -> String {
+/// Rows of cells, each column right-aligned to its widest cell (the first one left-aligned when
+/// `label_column`).
+fn grid_with(rows: &[Vec<String>], label_column: bool) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|c| {
@@ -654,8 +655,10 @@ fn grid(rows: &[Vec<String>]) -> String {
     for r in rows {
         out.push_str("  ");
         for (c, cell) in r.iter().enumerate() {
-            if c == 0 {
+            if c == 0 && label_column {
                 let _ = write!(out, "{cell:<w$}", w = widths[0]);
+            } else if c == 0 {
+                let _ = write!(out, "{cell:>w$}", w = widths[0]);
             } else {
                 let _ = write!(out, "  {cell:>w$}", w = widths[c]);
             }
@@ -664,6 +667,10 @@ fn grid(rows: &[Vec<String>]) -> String {
         out.push('\n');
     }
     out
+}
+
+fn grid(rows: &[Vec<String>]) -> String {
+    grid_with(rows, false)
 }
 
 fn s<T: ToString>(v: T) -> String {
@@ -700,15 +707,13 @@ impl Report {
         let _ = writeln!(out, "\nplayers");
         out.push_str(&grid(&[
             vec![
-                s("objects"),
-                s("truth"),
+                s("truth objects"),
                 s("truth ids"),
                 s("predicted"),
                 s("pred ids"),
                 s("ignored preds"),
             ],
             vec![
-                s(""),
                 s(p.truth_objects),
                 s(p.truth_ids),
                 s(p.pred_objects),
@@ -807,7 +812,7 @@ impl Report {
                 opt3(k.f1),
             ]);
         }
-        out.push_str(&grid(&rows));
+        out.push_str(&grid_with(&rows, true));
         let nc = &e.not_comparable;
         let list = |v: &[String]| {
             if v.is_empty() {

@@ -461,9 +461,13 @@ pub fn gsr_labels(frames: &[FrameData], opts: &ExportOptions) -> Value {
 }
 
 /// The GSR challenge submission shape, `{"predictions": [annotation, …]}` (as tracklab's
-/// `save_for_eval` writes it): the same annotations as [`gsr_labels`], without images, info and
-/// categories.
+/// `save_for_eval` writes it): the same annotations as [`gsr_labels`] plus `video_id`, without
+/// images, info and categories.
 #[must_use]
 pub fn gsr_predictions(frames: &[FrameData], opts: &ExportOptions) -> Value {
-    json!({"predictions": gsr_annotations(frames, opts)})
+    let mut anns = gsr_annotations(frames, opts);
+    for a in &mut anns {
+        a["video_id"] = json!(opts.gsr_video_id);
+    }
+    json!({"predictions": anns})
 }
