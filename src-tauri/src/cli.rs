@@ -148,6 +148,10 @@ pub struct TrackArgs {
     /// Frames per second to sample (default: the video's rate).
     #[arg(long)]
     pub fps: Option<f64>,
+    /// Also write an annotated H.264 video (boxes with ids, the ball and its trail, a radar),
+    /// drawn by the same wgpu overlay as the desktop app.
+    #[arg(long, value_name = "OUT.mp4")]
+    pub annotate: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -2,6 +2,7 @@
 
 mod cli;
 mod config;
+mod overlay;
 mod roles;
 
 use clap::{CommandFactory, FromArgMatches};

@@ -326,7 +326,15 @@ pub fn track(args: &crate::cli::TrackArgs) -> anyhow::Result<()> {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let total = probe.duration.map(|d| (d * fps).round() as u64);
         let bus = ContractBus::new(Arc::new(sportz_bus::MemoryBus::new()));
-        let mut settings = WorkerSettings::new(analyzers(args.model.as_deref())?);
+        let annotator = match &args.annotate {
+            Some(path) => Some(crate::overlay::Annotator::start(path, fps)?),
+            None => None,
+        };
+        let mut factory = analyzers(args.model.as_deref())?;
+        if let Some(a) = &annotator {
+            factory = Arc::new(crate::overlay::TapFactory { inner: factory, sink: a.sink() });
+        }
+        let mut settings = WorkerSettings::new(factory);
         settings.worker_id = "track".to_owned();
         settings.capacity = 1;
         let shutdown = CancellationToken::new();
@@ -388,6 +396,10 @@ pub fn track(args: &crate::cli::TrackArgs) -> anyhow::Result<()> {
         out.flush()?;
         eprintln!();
         outcome?;
+        if let (Some(a), Some(path)) = (annotator, &args.annotate) {
+            let n = a.finish()?;
+            println!("wrote {n} annotated frames to {}", path.display());
+        }
         println!(
             "wrote {frames} frames and {events} events to {} in {:.1} s",
             args.out.display(),

@@ -467,7 +467,15 @@ impl Offscreen {
         if width == 0 || height == 0 || width > 8192 || height > 8192 {
             return Err(OverlayError::Size(width, height));
         }
-        let gpu = Gpu::new(Gpu::instance(None), None)?;
+        // Vulkan (lavapipe without a GPU) first: probing GL with no display logs EGL errors
+        let gpu = if std::env::var_os("WGPU_BACKEND").is_none() {
+            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+            desc.backends = wgpu::Backends::PRIMARY;
+            Gpu::new(wgpu::Instance::new(desc), None)
+                .or_else(|_| Gpu::new(Gpu::instance(None), None))?
+        } else {
+            Gpu::new(Gpu::instance(None), None)?
+        };
         let format = wgpu::TextureFormat::Rgba8Unorm;
         let renderer = Renderer::new(&gpu.device, &gpu.queue, format);
         let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {

@@ -1,0 +1,356 @@
+//! Glue between the worker and the overlay renderer: contract frames become overlay scenes, and a
+//! tap on the vision stage hands each analysed video frame (pixels and results together) to the
+//! desktop overlay or to `track --annotate`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use sportz_contract::worker::SessionConfig;
+use sportz_contract::{FrameData, MatchId, TeamSide};
+use sportz_overlay::{BoxMark, Mark, Radar, RadarDot, Rgba, Scene, VideoImage};
+use sportz_worker::source::VideoFrame;
+use sportz_worker::{Analysis, Analyzer, AnalyzerFactory};
+
+/// Kit colours on the overlay: home, away, and referees/unassigned.
+pub const HOME: Rgba = Rgba::rgb(230, 57, 70);
+pub const AWAY: Rgba = Rgba::rgb(58, 134, 255);
+pub const OTHER: Rgba = Rgba::rgb(255, 190, 11);
+
+fn team_colour(team: Option<TeamSide>) -> Rgba {
+    match team {
+        Some(TeamSide::Home) => HOME,
+        Some(TeamSide::Away) => AWAY,
+        Some(TeamSide::Other) | None => OTHER,
+    }
+}
+
+/// The overlay scene of one contract frame, over its video frame when there is one.
+#[must_use]
+#[allow(clippy::cast_possible_truncation)]
+pub fn scene_from_frame(frame: &FrameData, video: Option<VideoImage>) -> Scene {
+    let mut s = Scene::new(frame.width, frame.height);
+    s.video = video;
+    s.boxes = frame
+        .players
+        .iter()
+        .map(|p| BoxMark {
+            x1: p.bbox[0] as f32,
+            y1: p.bbox[1] as f32,
+            x2: p.bbox[2] as f32,
+            y2: p.bbox[3] as f32,
+            color: team_colour(p.team),
+            label: u32::try_from(p.track_id).ok(),
+        })
+        .collect();
+    s.trail = frame
+        .trail
+        .iter()
+        .map(|t| Mark {
+            x: t.x as f32,
+            y: t.y as f32,
+            predicted: t.predicted,
+        })
+        .collect();
+    s.ball = frame.ball.as_ref().map(|b| Mark {
+        x: b.pixel.x as f32,
+        y: b.pixel.y as f32,
+        predicted: frame.trail.last().is_some_and(|t| t.predicted),
+    });
+    let dots: Vec<RadarDot> = frame
+        .players
+        .iter()
+        .filter_map(|p| {
+            p.pitch.map(|q| RadarDot {
+                x: q.x as f32,
+                y: q.y as f32,
+                color: team_colour(p.team),
+            })
+        })
+        .collect();
+    let ball = frame
+        .ball
+        .as_ref()
+        .and_then(|b| b.pitch)
+        .map(|q| (q.x as f32, q.y as f32));
+    if !dots.is_empty() || ball.is_some() {
+        s.radar = Some(Radar {
+            length: 105.0,
+            width: 68.0,
+            dots,
+            ball,
+        });
+    }
+    s
+}
+
+/// Receives every analysed frame of every session (on the analyser's thread: keep it short).
+pub type Sink = Arc<dyn Fn(&MatchId, &VideoFrame, &Analysis) + Send + Sync>;
+
+/// Wraps an analyser factory so that each analysed frame also goes to a [`Sink`].
+pub struct TapFactory {
+    pub inner: Arc<dyn AnalyzerFactory>,
+    pub sink: Sink,
+}
+
+impl std::fmt::Debug for TapFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TapFactory")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Tapped {
+    inner: Box<dyn Analyzer>,
+    match_id: MatchId,
+    sink: Sink,
+}
+
+impl Analyzer for Tapped {
+    fn analyze(&mut self, frame: &VideoFrame) -> Result<Analysis, String> {
+        let a = self.inner.analyze(frame)?;
+        (self.sink)(&self.match_id, frame, &a);
+        Ok(a)
+    }
+}
+
+impl AnalyzerFactory for TapFactory {
+    fn create(&self, m: &MatchId, config: &SessionConfig) -> Result<Box<dyn Analyzer>, String> {
+        Ok(Box::new(Tapped {
+            inner: self.inner.create(m, config)?,
+            match_id: *m,
+            sink: self.sink.clone(),
+        }))
+    }
+    fn device(&self) -> String {
+        self.inner.device()
+    }
+    fn models(&self) -> Vec<String> {
+        self.inner.models()
+    }
+}
+
+/// The latest analysed frame of each match, for the desktop overlay.
+#[derive(Debug, Clone, Default)]
+pub struct Latest(Arc<Mutex<HashMap<MatchId, (u64, Scene)>>>);
+
+impl Latest {
+    /// A sink that keeps each match's latest frame as a scene (numbered, so readers can tell
+    /// a new one from the one they drew).
+    #[must_use]
+    pub fn sink(&self) -> Sink {
+        let map = self.0.clone();
+        Arc::new(move |m, f, a| {
+            let video = VideoImage {
+                width: f.width,
+                height: f.height,
+                rgb: f.rgb.clone(),
+            };
+            let scene = scene_from_frame(&a.frame, Some(video));
+            let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
+            let n = map.get(m).map_or(0, |(n, _)| n + 1);
+            map.insert(*m, (n, scene));
+        })
+    }
+
+    /// The latest scene of `m` if it is newer than `seen`.
+    #[must_use]
+    pub fn newer(&self, m: &MatchId, seen: Option<u64>) -> Option<(u64, Scene)> {
+        let map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        map.get(m)
+            .filter(|(n, _)| seen != Some(*n))
+            .map(|(n, s)| (*n, s.clone()))
+    }
+
+    /// The match that produced a frame most recently, if any (the overlay's default).
+    #[must_use]
+    pub fn any(&self) -> Option<MatchId> {
+        let map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        map.keys().next().copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sportz_contract::{CoordinateMode, ObjectClass, PitchPoint, Player};
+
+    fn frame() -> FrameData {
+        FrameData {
+            frame_number: 3,
+            video_timestamp: 0.12,
+            timestamp: 0.0,
+            width: 1280,
+            height: 720,
+            coordinate_mode: CoordinateMode::Pitch,
+            ball: None,
+            trail: Vec::new(),
+            players: vec![
+                Player {
+                    track_id: 9,
+                    class: ObjectClass::Player,
+                    bbox: [10.0, 20.0, 40.0, 100.0],
+                    confidence: 0.9,
+                    pitch: Some(PitchPoint { x: 30.0, y: 10.0 }),
+                    team: Some(TeamSide::Away),
+                },
+                Player {
+                    track_id: 11,
+                    class: ObjectClass::Player,
+                    bbox: [100.0, 20.0, 140.0, 100.0],
+                    confidence: 0.9,
+                    pitch: None,
+                    team: None,
+                },
+            ],
+            latency_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn players_become_boxes_in_team_colours_and_radar_dots_when_on_the_pitch() {
+        let s = scene_from_frame(&frame(), None);
+        assert_eq!(s.frame_size, (1280, 720));
+        assert_eq!(s.boxes.len(), 2);
+        assert_eq!((s.boxes[0].color, s.boxes[0].label), (AWAY, Some(9)));
+        assert_eq!(s.boxes[1].color, OTHER);
+        let radar = s.radar.expect("a radar when a player has a pitch position");
+        assert_eq!(radar.dots.len(), 1);
+        assert_eq!((radar.dots[0].x, radar.dots[0].y), (30.0, 10.0));
+    }
+
+    #[test]
+    fn no_pitch_positions_no_radar() {
+        let mut f = frame();
+        f.players.iter_mut().for_each(|p| p.pitch = None);
+        assert!(scene_from_frame(&f, None).radar.is_none());
+    }
+}
+
+/// Renders analysed frames with the overlay and encodes them to H.264 (`track --annotate`).
+pub struct Annotator {
+    tx: Option<std::sync::mpsc::SyncSender<(VideoImage, FrameData)>>,
+    thread: Option<std::thread::JoinHandle<anyhow::Result<u64>>>,
+}
+
+impl std::fmt::Debug for Annotator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Annotator").finish_non_exhaustive()
+    }
+}
+
+impl Annotator {
+    /// Checks that a GPU adapter exists, then starts the render-and-encode thread.
+    ///
+    /// # Errors
+    /// No wgpu adapter.
+    pub fn start(out: &std::path::Path, fps: f64) -> anyhow::Result<Self> {
+        drop(sportz_overlay::Offscreen::new(16, 16)?);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(VideoImage, FrameData)>(4);
+        let out = out.to_owned();
+        let thread = std::thread::Builder::new()
+            .name("annotate".into())
+            .spawn(move || encode(&rx, &out, fps))?;
+        Ok(Self {
+            tx: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// A sink that queues each frame for the encoder (blocking when it is behind: offline work
+    /// waits rather than drops).
+    #[must_use]
+    pub fn sink(&self) -> Sink {
+        let tx = self.tx.clone();
+        Arc::new(move |_, f, a| {
+            if let Some(tx) = &tx {
+                let video = VideoImage {
+                    width: f.width,
+                    height: f.height,
+                    rgb: f.rgb.clone(),
+                };
+                let _ = tx.send((video, a.frame.clone()));
+            }
+        })
+    }
+
+    /// Waits for the encoder to finish; returns the number of frames written.
+    ///
+    /// # Errors
+    /// The renderer or ffmpeg failed.
+    pub fn finish(mut self) -> anyhow::Result<u64> {
+        self.tx = None;
+        self.thread.take().map_or(Ok(0), |t| {
+            t.join()
+                .map_err(|_| anyhow::anyhow!("the annotate thread panicked"))?
+        })
+    }
+}
+
+fn encode(
+    rx: &std::sync::mpsc::Receiver<(VideoImage, FrameData)>,
+    out: &std::path::Path,
+    fps: f64,
+) -> anyhow::Result<u64> {
+    use anyhow::Context as _;
+    use std::io::Write as _;
+    let mut state: Option<(sportz_overlay::Offscreen, std::process::Child)> = None;
+    let mut frames = 0u64;
+    // the synth and the tests never drop frames, but another source could; keep the fed ones
+    for (video, frame) in rx {
+        if state.is_none() {
+            let (w, h) = (video.width & !1, video.height & !1);
+            let off = sportz_overlay::Offscreen::new(w, h)?;
+            let child = std::process::Command::new("ffmpeg")
+                .args([
+                    "-hide_banner",
+                    "-loglevel",
+                    "error",
+                    "-y",
+                    "-f",
+                    "rawvideo",
+                    "-pix_fmt",
+                    "rgba",
+                ])
+                .args([
+                    "-s",
+                    &format!("{w}x{h}"),
+                    "-r",
+                    &format!("{fps}"),
+                    "-i",
+                    "-",
+                ])
+                .args([
+                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p",
+                ])
+                .arg(out)
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .context(
+                    "cannot start ffmpeg to encode the annotated video (scripts/setup installs it)",
+                )?;
+            state = Some((off, child));
+        }
+        let Some((off, child)) = state.as_mut() else {
+            continue;
+        };
+        let img = off.render(&scene_from_frame(&frame, Some(video)))?;
+        child
+            .stdin
+            .as_mut()
+            .context("ffmpeg's stdin")?
+            .write_all(&img.data)
+            .with_context(|| format!("ffmpeg stopped while writing {}", out.display()))?;
+        frames += 1;
+    }
+    if let Some((_, mut child)) = state {
+        drop(child.stdin.take());
+        let status = child.wait()?;
+        anyhow::ensure!(
+            status.success(),
+            "ffmpeg failed writing {} ({status})",
+            out.display()
+        );
+    }
+    Ok(frames)
+}
