@@ -1,0 +1,230 @@
+"""Trains TinyDet on the letterboxed frames written by gen_data.py (CPU, from scratch).
+
+Random crops of 320x192 at a random scale (0.75-1.35) with horizontal flips and mild
+brightness/contrast jitter; CenterNet targets at stride 4 (elliptical Gaussians, focal loss),
+L1 on sub-cell offsets and log sizes. Weights are averaged (EMA) and the average is saved.
+"""
+
+import argparse
+import copy
+import glob
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import BALL, NAMES, STRIDE  # noqa: E402
+from model import TinyDet, count_params  # noqa: E402
+
+CROP_W, CROP_H = 320, 192
+
+
+def load(data_dir):
+    files = sorted(glob.glob(str(Path(data_dir) / "seed-*.npz")))
+    files = [f for f in files if ".tmp." not in f]
+    images, labels = [], []
+    for f in files:
+        d = np.load(f)
+        imgs = d["images"]
+        for k in range(len(imgs)):
+            sel = d["frame"] == k
+            labels.append((d["boxes"][sel], d["classes"][sel], d["ignore"][sel]))
+        images.append(imgs)
+    return np.concatenate(images), labels, len(files)
+
+
+def gaussian_targets(boxes, classes, ignore, nc, out_h, out_w):
+    heat = np.zeros((nc, out_h, out_w), np.float32)
+    neg_mask = np.ones((nc, out_h, out_w), np.float32)
+    reg = np.zeros((4, out_h, out_w), np.float32)
+    reg_w = np.zeros((out_h, out_w), np.float32)
+    ys, xs = np.mgrid[0:out_h, 0:out_w]
+    for (x1, y1, x2, y2), c, ig in zip(boxes, classes, ignore):
+        cx, cy = (x1 + x2) / 2 / STRIDE, (y1 + y2) / 2 / STRIDE
+        w, h = (x2 - x1) / STRIDE, (y2 - y1) / STRIDE
+        if w <= 0 or h <= 0:
+            continue
+        if ig:
+            gx1, gy1 = max(int(math.floor(x1 / STRIDE)) - 1, 0), max(int(math.floor(y1 / STRIDE)) - 1, 0)
+            gx2, gy2 = min(int(math.ceil(x2 / STRIDE)) + 1, out_w), min(int(math.ceil(y2 / STRIDE)) + 1, out_h)
+            chans = [BALL] if c == BALL else [k for k in range(nc) if k != BALL]
+            for k in chans:
+                neg_mask[k, gy1:gy2, gx1:gx2] = 0
+            continue
+        gx, gy = int(cx), int(cy)
+        if not (0 <= gx < out_w and 0 <= gy < out_h):
+            continue
+        sx, sy = max(0.5, w / 6), max(0.5, h / 6)
+        r = 3
+        xa, xb, ya, yb = max(gx - r * 3, 0), min(gx + r * 3 + 1, out_w), max(gy - r * 3, 0), min(gy + r * 3 + 1, out_h)
+        g = np.exp(-((xs[ya:yb, xa:xb] - gx) ** 2) / (2 * sx * sx) - ((ys[ya:yb, xa:xb] - gy) ** 2) / (2 * sy * sy))
+        heat[c, ya:yb, xa:xb] = np.maximum(heat[c, ya:yb, xa:xb], g)
+        # regression wherever this object's Gaussian is meaningful and strongest
+        sel = (g > 0.1) & (g >= reg_w[ya:yb, xa:xb])
+        if c == BALL:
+            sel &= (np.abs(xs[ya:yb, xa:xb] - gx) <= 1) & (np.abs(ys[ya:yb, xa:xb] - gy) <= 1)
+        yy, xx = np.nonzero(sel)
+        yy, xx = yy + ya, xx + xa
+        reg[0, yy, xx] = cx - xx
+        reg[1, yy, xx] = cy - yy
+        reg[2, yy, xx] = math.log(w)
+        reg[3, yy, xx] = math.log(h)
+        reg_w[yy, xx] = np.maximum(g[sel], 0.2) if c != BALL else 1.0
+    return heat, neg_mask, reg, reg_w
+
+
+def make_batch(images, labels, idx, rng, nc):
+    n = len(idx)
+    H, W = images.shape[1:3]
+    pad = 114.0 / 255.0
+    crops, heats, negs, regs, regws = [], [], [], [], []
+    for i in idx:
+        s = rng.uniform(0.75, 1.35)
+        cw, ch = CROP_W / s, CROP_H / s
+        boxes, classes, ignore = labels[i]
+        # bias crops towards the ball half the time so that the rare class is seen often
+        if rng.random() < 0.5 and np.any((classes == BALL) & ~ignore):
+            b = boxes[np.nonzero((classes == BALL) & ~ignore)[0][0]]
+            bx, by = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+            x0 = bx - rng.uniform(0.1, 0.9) * cw
+            y0 = by - rng.uniform(0.1, 0.9) * ch
+        else:
+            x0 = rng.uniform(-0.1 * cw, W - 0.9 * cw)
+            y0 = rng.uniform(-0.1 * ch, H - 0.9 * ch)
+        flip = rng.random() < 0.5
+        # the source patch covering the crop (padded with 114 outside the frame)
+        px0, py0 = int(math.floor(x0)) - 1, int(math.floor(y0)) - 1
+        pw, ph = int(math.ceil(cw)) + 3, int(math.ceil(ch)) + 3
+        patch = np.full((ph, pw, 3), 114, np.uint8)
+        sx0, sy0, sx1, sy1 = max(px0, 0), max(py0, 0), min(px0 + pw, W), min(py0 + ph, H)
+        if sx1 > sx0 and sy1 > sy0:
+            patch[sy0 - py0:sy1 - py0, sx0 - px0:sx1 - px0] = images[i, sy0:sy1, sx0:sx1]
+        pt = torch.from_numpy(patch).permute(2, 0, 1)[None].float() / 255.0 - pad
+        # affine grid in normalised patch coordinates (align_corners=False)
+        lx, ly = x0 - px0, y0 - py0
+        sx, sy = cw / pw, ch / ph
+        tx = (lx + cw / 2) / pw * 2 - 1
+        ty = (ly + ch / 2) / ph * 2 - 1
+        theta = torch.tensor([[[-sx if flip else sx, 0, tx], [0, sy, ty]]], dtype=torch.float32)
+        grid = F.affine_grid(theta, (1, 3, CROP_H, CROP_W), align_corners=False)
+        crops.append(F.grid_sample(pt, grid, mode="bilinear", padding_mode="zeros", align_corners=False)[0] + pad)
+        b = (boxes - np.array([x0, y0, x0, y0], np.float32)) * s
+        if flip and len(b):
+            b = np.stack([CROP_W - b[:, 2], b[:, 1], CROP_W - b[:, 0], b[:, 3]], 1)
+        ig = ignore
+        keep = np.ones(len(b), bool)
+        if len(b):
+            cxs, cys = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
+            keep = (cxs >= 0) & (cxs < CROP_W) & (cys >= 0) & (cys < CROP_H)
+            # objects cut by the crop edge: ignore rather than teach a wrong extent
+            cut = (b[:, 0] < -2) | (b[:, 1] < -2) | (b[:, 2] > CROP_W + 2) | (b[:, 3] > CROP_H + 2)
+            b = np.clip(b, 0, [CROP_W, CROP_H, CROP_W, CROP_H])
+            ig = ignore | cut
+        h_, n_, r_, w_ = gaussian_targets(b[keep], classes[keep], ig[keep], nc, CROP_H // STRIDE, CROP_W // STRIDE)
+        heats.append(h_)
+        negs.append(n_)
+        regs.append(r_)
+        regws.append(w_)
+    x = torch.stack(crops)
+    # photometric jitter
+    gain = torch.tensor(rng.uniform(0.8, 1.2, (n, 1, 1, 1)), dtype=torch.float32)
+    bias = torch.tensor(rng.uniform(-0.06, 0.06, (n, 1, 1, 1)), dtype=torch.float32)
+    x = (x * gain + bias).clamp(0, 1)
+    t = lambda a: torch.from_numpy(np.stack(a))  # noqa: E731
+    return x, t(heats), t(negs), t(regs), t(regws)
+
+
+def losses(out, heat, neg_mask, reg, reg_w, nc, ball_weight=3.0):
+    logits = out[:, :nc]
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = heat.eq(1).float()
+    pos_loss = -torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = -torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * (1 - pos) * neg_mask
+    cw = torch.ones(nc)
+    cw[BALL] = ball_weight
+    cw = cw.view(1, nc, 1, 1)
+    npos = pos.sum().clamp(min=1)
+    l_heat = ((pos_loss + neg_loss) * cw).sum() / npos
+    r = out[:, nc:]
+    wsum = reg_w.sum().clamp(min=1)
+    l_off = ((r[:, :2] - reg[:, :2]).abs().sum(1) * reg_w).sum() / wsum
+    l_size = ((r[:, 2:] - reg[:, 2:]).abs().sum(1) * reg_w).sum() / wsum
+    return l_heat, l_off, l_size
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default="/var/tmp/sportz-train-data/train")
+    ap.add_argument("--out", default="/var/tmp/sportz-train-data/ckpt.pt")
+    ap.add_argument("--minutes", type=float, default=30.0, help="wall-clock training budget")
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--resume", default=None)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    rng = np.random.default_rng(a.seed)
+    t0 = time.time()
+    images, labels, nseeds = load(a.data)
+    print(f"{len(images)} frames from {nseeds} seeds loaded in {time.time() - t0:.0f}s", flush=True)
+    nc = len(NAMES)
+    net = TinyDet(nc)
+    if a.resume:
+        net.load_state_dict(torch.load(a.resume)["model"])
+    print(f"TinyDet: {count_params(net)} parameters", flush=True)
+    ema = copy.deepcopy(net).eval()
+    for q in ema.parameters():
+        q.requires_grad_(False)
+    opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
+    # the schedule runs on wall-clock time: warm-up, then cosine to 2% over --minutes
+    budget = a.minutes * 60.0
+    warm = 50
+    t_start = time.time()
+    hist = []
+    it = -1
+    while True:
+        it += 1
+        frac = (time.time() - t_start) / budget
+        if frac >= 1.0:
+            break
+        lr = a.lr * min(1.0, (it + 1) / warm) * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
+        for g in opt.param_groups:
+            g["lr"] = lr
+        idx = rng.integers(0, len(images), a.batch)
+        x, heat, neg, reg, regw = make_batch(images, labels, idx, rng, nc)
+        net.train()
+        out = net(x)
+        lh, lo, ls = losses(out, heat, neg, reg, regw, nc)
+        loss = lh + lo + ls
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 10.0)
+        opt.step()
+        d = min(0.995, (1 + it) / (10 + it))
+        with torch.no_grad():
+            for e, m in zip(ema.state_dict().values(), net.state_dict().values()):
+                if e.dtype.is_floating_point:
+                    e.mul_(d).add_(m.detach(), alpha=1 - d)
+                else:
+                    e.copy_(m)
+        hist.append([lh.item(), lo.item(), ls.item()])
+        if (it + 1) % 50 == 0 or it == 0:
+            h = np.mean(hist[-50:], 0)
+            el = time.time() - t_start
+            print(f"it {it + 1} heat {h[0]:.3f} off {h[1]:.3f} size {h[2]:.3f} "
+                  f"lr {lr:.5f} {el:.0f}s ({el / (it + 1):.2f}s/it)", flush=True)
+        if (it + 1) % 100 == 0:
+            torch.save({"model": ema.state_dict(), "iters": it + 1, "names": NAMES}, a.out)
+    torch.save({"model": ema.state_dict(), "iters": it, "names": NAMES}, a.out)
+    print(f"training: {it} iterations of {a.batch} crops in {time.time() - t_start:.0f}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
