@@ -97,7 +97,7 @@ pub enum Command {
     Worker(WorkerArgs),
     /// Analyse a video file offline at full speed and write frame and event messages as JSONL.
     #[command(
-        after_help = "Example:\n  sportz track match.mp4 --calibration calib.json --out run.jsonl"
+        after_help = "Examples:\n  sportz track match.mp4 --calibration calib.json --out run.jsonl\n  sportz track synth/match.mp4 --calibration synth/calibration.json --out run.jsonl --annotate run.mp4 --export cdf,gsr"
     )]
     Track(TrackArgs),
     /// Render a synthetic broadcast match (H.264) with exact ground truth (JSONL).
@@ -107,7 +107,9 @@ pub enum Command {
     #[command(after_help = "Example:\n  SPORTZ_REDIS=redis://10.0.0.5:6379 sportz config")]
     Config(SystemArgs),
     /// Score tracking output against ground truth (HOTA, IDF1, ball, pitch error, events).
-    #[command(after_help = "Example:\n  sportz eval --truth synth/truth.jsonl --pred run.jsonl")]
+    #[command(
+        after_help = "Examples:\n  sportz eval --truth synth/truth.jsonl --pred run.jsonl\n  sportz eval --truth synth/truth.jsonl --pred run.jsonl --json > scores.json"
+    )]
     Eval(EvalArgs),
 }
 
@@ -152,6 +154,9 @@ pub struct TrackArgs {
     /// drawn by the same wgpu overlay as the desktop app.
     #[arg(long, value_name = "OUT.mp4")]
     pub annotate: Option<PathBuf>,
+    /// Also write tracking data in these formats (repeat or comma-separate: `cdf,gsr`).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub export: Vec<ExportFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -196,15 +201,38 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// Ground truth JSONL from `sportz synth`.
+    /// Ground truth JSONL from `sportz synth` (its `truth.jsonl`).
     #[arg(long)]
     pub truth: PathBuf,
     /// Predictions JSONL from `sportz track`.
     #[arg(long)]
     pub pred: PathBuf,
+    /// True events (default: `events.json` beside the truth; without it events are not scored).
+    #[arg(long)]
+    pub events: Option<PathBuf>,
+    /// Seconds within which a predicted event matches a true one of the same kind.
+    #[arg(long, default_value_t = 1.0)]
+    pub event_tolerance: f64,
+    /// Pixels within which a predicted ball matches the true one.
+    #[arg(long, default_value_t = 5.0)]
+    pub ball_tolerance: f64,
+    /// How predicted frames are paired with truth frames: `timestamp` (nearest video time) or
+    /// `frame_number`.
+    #[arg(long, default_value = "timestamp")]
+    pub align: String,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Tracking-data formats `sportz track --export` writes beside its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// Common Data Format (cdf.football): `<out>.cdf.jsonl` (a frame a line, metres from the
+    /// pitch centre) and `<out>.cdf.meta.json`.
+    Cdf,
+    /// SoccerNet game-state reconstruction JSON: `<out>.gsr.json`.
+    Gsr,
 }
 
 /// Runs the chosen role.
@@ -224,34 +252,18 @@ pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
         }
     }
     match cli.command {
-        Some(Command::Worker(args)) => return crate::roles::worker(args),
-        Some(Command::Api(args)) => return crate::roles::system(args, false),
+        Some(Command::Worker(args)) => crate::roles::worker(args),
+        Some(Command::Api(args)) => crate::roles::system(args, false),
         Some(Command::Config(args)) => {
             print!("{}", crate::config::render(&args));
-            return Ok(());
+            Ok(())
         }
-        Some(Command::Synth(args)) => return crate::roles::synth(&args),
-        Some(Command::Track(args)) => return crate::roles::track(&args),
-        None if cli.headless => return crate::roles::system(cli.system, true),
-        _ => {}
+        Some(Command::Synth(args)) => crate::roles::synth(&args),
+        Some(Command::Track(args)) => crate::roles::track(&args),
+        None if cli.headless => crate::roles::system(cli.system, true),
+        None => crate::desktop::run(cli.system),
+        Some(Command::Eval(args)) => crate::roles::eval(&args),
     }
-    let (role, issue) = match &cli.command {
-        None => (
-            "desktop",
-            "issue 9 (desktop app); use `sportz --headless` meanwhile",
-        ),
-        Some(
-            Command::Api(_)
-            | Command::Worker(_)
-            | Command::Synth(_)
-            | Command::Config(_)
-            | Command::Track(_),
-        ) => {
-            unreachable!("handled above")
-        }
-        Some(Command::Eval(_)) => ("eval", "issue 8 (track and eval)"),
-    };
-    anyhow::bail!("the `{role}` role is not available in this build yet; it arrives with {issue}")
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 mod cli;
 mod config;
+mod desktop;
 mod overlay;
 mod roles;
 

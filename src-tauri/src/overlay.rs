@@ -170,63 +170,6 @@ impl Latest {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use sportz_contract::{CoordinateMode, ObjectClass, PitchPoint, Player};
-
-    fn frame() -> FrameData {
-        FrameData {
-            frame_number: 3,
-            video_timestamp: 0.12,
-            timestamp: 0.0,
-            width: 1280,
-            height: 720,
-            coordinate_mode: CoordinateMode::Pitch,
-            ball: None,
-            trail: Vec::new(),
-            players: vec![
-                Player {
-                    track_id: 9,
-                    class: ObjectClass::Player,
-                    bbox: [10.0, 20.0, 40.0, 100.0],
-                    confidence: 0.9,
-                    pitch: Some(PitchPoint { x: 30.0, y: 10.0 }),
-                    team: Some(TeamSide::Away),
-                },
-                Player {
-                    track_id: 11,
-                    class: ObjectClass::Player,
-                    bbox: [100.0, 20.0, 140.0, 100.0],
-                    confidence: 0.9,
-                    pitch: None,
-                    team: None,
-                },
-            ],
-            latency_ms: 0.0,
-        }
-    }
-
-    #[test]
-    fn players_become_boxes_in_team_colours_and_radar_dots_when_on_the_pitch() {
-        let s = scene_from_frame(&frame(), None);
-        assert_eq!(s.frame_size, (1280, 720));
-        assert_eq!(s.boxes.len(), 2);
-        assert_eq!((s.boxes[0].color, s.boxes[0].label), (AWAY, Some(9)));
-        assert_eq!(s.boxes[1].color, OTHER);
-        let radar = s.radar.expect("a radar when a player has a pitch position");
-        assert_eq!(radar.dots.len(), 1);
-        assert_eq!((radar.dots[0].x, radar.dots[0].y), (30.0, 10.0));
-    }
-
-    #[test]
-    fn no_pitch_positions_no_radar() {
-        let mut f = frame();
-        f.players.iter_mut().for_each(|p| p.pitch = None);
-        assert!(scene_from_frame(&f, None).radar.is_none());
-    }
-}
-
 /// Renders analysed frames with the overlay and encodes them to H.264 (`track --annotate`).
 pub struct Annotator {
     tx: Option<std::sync::mpsc::SyncSender<(VideoImage, FrameData)>>,
@@ -353,4 +296,61 @@ fn encode(
         );
     }
     Ok(frames)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sportz_contract::{CoordinateMode, ObjectClass, PitchPoint, Player};
+
+    fn frame() -> FrameData {
+        FrameData {
+            frame_number: 3,
+            video_timestamp: 0.12,
+            timestamp: 0.0,
+            width: 1280,
+            height: 720,
+            coordinate_mode: CoordinateMode::Pitch,
+            ball: None,
+            trail: Vec::new(),
+            players: vec![
+                Player {
+                    track_id: 9,
+                    class: ObjectClass::Player,
+                    bbox: [10.0, 20.0, 40.0, 100.0],
+                    confidence: 0.9,
+                    pitch: Some(PitchPoint { x: 30.0, y: 10.0 }),
+                    team: Some(TeamSide::Away),
+                },
+                Player {
+                    track_id: 11,
+                    class: ObjectClass::Player,
+                    bbox: [100.0, 20.0, 140.0, 100.0],
+                    confidence: 0.9,
+                    pitch: None,
+                    team: None,
+                },
+            ],
+            latency_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn players_become_boxes_in_team_colours_and_radar_dots_when_on_the_pitch() {
+        let s = scene_from_frame(&frame(), None);
+        assert_eq!(s.frame_size, (1280, 720));
+        assert_eq!(s.boxes.len(), 2);
+        assert_eq!((s.boxes[0].color, s.boxes[0].label), (AWAY, Some(9)));
+        assert_eq!(s.boxes[1].color, OTHER);
+        let radar = s.radar.expect("a radar when a player has a pitch position");
+        assert_eq!(radar.dots.len(), 1);
+        assert_eq!((radar.dots[0].x, radar.dots[0].y), (30.0, 10.0));
+    }
+
+    #[test]
+    fn no_pitch_positions_no_radar() {
+        let mut f = frame();
+        f.players.iter_mut().for_each(|p| p.pitch = None);
+        assert!(scene_from_frame(&f, None).radar.is_none());
+    }
 }

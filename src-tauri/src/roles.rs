@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::WorkerArgs;
 
-fn init_logs() {
+pub fn init_logs() {
     init_logs_at("info");
 }
 
@@ -25,7 +25,7 @@ fn init_logs_at(default: &str) {
         .try_init();
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -125,7 +125,7 @@ fn find_ui_dir(flag: Option<std::path::PathBuf>) -> Option<std::path::PathBuf> {
 }
 
 /// The address LAN viewers use, when bound to all interfaces.
-fn lan_address() -> Option<std::net::IpAddr> {
+pub fn lan_address() -> Option<std::net::IpAddr> {
     // the source address of a route to a public address (no packet is sent)
     let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
     s.connect("192.0.2.1:9").ok()?;
@@ -141,13 +141,55 @@ pub fn system(args: crate::cli::SystemArgs, with_worker: bool) -> anyhow::Result
     runtime()?.block_on(async move {
         let shutdown = CancellationToken::new();
         cancel_on_signals(shutdown.clone());
+        let wrap = |f| f;
+        start_system(&args, with_worker.then_some(&wrap), shutdown)
+            .await?
+            .wait()
+            .await
+    })
+}
+
+/// A running API (and worker): what the all-in-one modes wait on.
+#[derive(Debug)]
+pub struct System {
+    pub addr: std::net::SocketAddr,
+    serve: tokio::task::JoinHandle<std::io::Result<()>>,
+    worker: Option<tokio::task::JoinHandle<Result<(), sportz_bus::BusError>>>,
+}
+
+impl System {
+    /// Runs until the shutdown token is cancelled.
+    pub async fn wait(self) -> anyhow::Result<()> {
+        let served = self.serve.await;
+        if let Some(w) = self.worker {
+            let _ = w.await;
+        }
+        served??;
+        Ok(())
+    }
+}
+
+/// The analyser factory as a role wants it (the desktop taps frames for its overlay).
+pub type WrapAnalyzers =
+    dyn Fn(Arc<dyn sportz_worker::AnalyzerFactory>) -> Arc<dyn sportz_worker::AnalyzerFactory>;
+
+/// The composition root of the all-in-one modes and `sportz api`: bus, store, API (serving),
+/// and with `worker` an embedded worker whose analysers `worker` may wrap; starts the demo.
+pub async fn start_system(
+    args: &crate::cli::SystemArgs,
+    worker: Option<&WrapAnalyzers>,
+    shutdown: CancellationToken,
+) -> anyhow::Result<System> {
+    {
+        let with_worker = worker.is_some();
         let bus = ContractBus::new(sportz_bus::connect(args.redis.as_deref()).await?);
         let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
         let database = match &args.database {
             Some(d) => d.clone(),
             None => {
-                std::fs::create_dir_all(&data_dir)
-                    .with_context(|| format!("cannot create the data dir {}", data_dir.display()))?;
+                std::fs::create_dir_all(&data_dir).with_context(|| {
+                    format!("cannot create the data dir {}", data_dir.display())
+                })?;
                 data_dir.join("sportz.sqlite3").display().to_string()
             }
         };
@@ -156,7 +198,9 @@ pub fn system(args: crate::cli::SystemArgs, with_worker: bool) -> anyhow::Result
             .with_context(|| format!("cannot open the store `{database}`"))?;
         let ui_dir = find_ui_dir(args.ui_dir.clone());
         if ui_dir.is_none() {
-            tracing::warn!("the web UI is not built (run `npm ci && npm run build` in ui/); serving the API only");
+            tracing::warn!(
+                "the web UI is not built (run `npm ci && npm run build` in ui/); serving the API only"
+            );
         }
         let config = sportz_api::ApiConfig {
             instance_id: format!("api-{}", sportz_worker::default_worker_id()),
@@ -178,36 +222,47 @@ pub fn system(args: crate::cli::SystemArgs, with_worker: bool) -> anyhow::Result
             .await
             .map_err(|e| anyhow::anyhow!("cannot start the API: {e}"))?;
         if let Some(token) = &api.new_operator_token {
-            println!("operator token (shown once; keep it to create matches and start sessions): {token}");
+            println!(
+                "operator token (shown once; keep it to create matches and start sessions): {token}"
+            );
         }
         let listener = tokio::net::TcpListener::bind(args.bind)
             .await
             .with_context(|| format!("cannot listen on {}", args.bind))?;
         let addr = listener.local_addr()?;
         tracing::info!(bus = bus.raw().backend(), store = %database_label(&database), "serving on http://{addr}/");
-        if addr.ip().is_unspecified() && let Some(ip) = lan_address() {
+        if addr.ip().is_unspecified()
+            && let Some(ip) = lan_address()
+        {
             tracing::info!("LAN viewers: http://{ip}:{}/", addr.port());
         }
-        let worker = if with_worker {
-            let mut settings = WorkerSettings::new(analyzers(args.model.as_deref())?);
+        let worker = if let Some(wrap) = worker {
+            let mut settings = WorkerSettings::new(wrap(analyzers(args.model.as_deref())?));
             if let Some(c) = args.capacity {
                 anyhow::ensure!(c > 0, "--capacity must be at least 1");
                 settings.capacity = c;
             }
-            settings.source_policy = SourcePolicy { allow_private_hosts: args.allow_private_sources };
-            Some(tokio::spawn(sportz_worker::run(bus.clone(), settings, shutdown.clone())))
+            settings.source_policy = SourcePolicy {
+                allow_private_hosts: args.allow_private_sources,
+            };
+            Some(tokio::spawn(sportz_worker::run(
+                bus.clone(),
+                settings,
+                shutdown.clone(),
+            )))
         } else {
             None
         };
         if with_worker && !args.no_demo {
             start_demo(&api, &store).await;
         }
-        api.serve(listener).await?;
-        if let Some(w) = worker {
-            let _ = w.await;
-        }
-        Ok(())
-    })
+        let serve = tokio::spawn(api.serve(listener));
+        Ok(System {
+            addr,
+            serve,
+            worker,
+        })
+    }
 }
 
 fn database_label(d: &str) -> String {
@@ -217,7 +272,23 @@ fn database_label(d: &str) -> String {
     }
 }
 
-/// On an empty database, creates the synthetic demo match and starts it.
+/// The calibration of the synthetic demo (seed 1, 1280×720 — the worker's synthetic source):
+/// the pitch landmarks in view on its first frame.
+fn demo_calibration() -> anyhow::Result<Vec<sportz_contract::worker::PointPair>> {
+    let cfg = sportz_synth::SynthConfig {
+        width: 1280,
+        height: 720,
+        fps: 25,
+        ..sportz_synth::SynthConfig::default()
+    };
+    let mut m = sportz_synth::SynthMatch::new(1, cfg)?;
+    let _ = m.render_next();
+    let pairs: Vec<_> = m.calibration().into_iter().map(Into::into).collect();
+    anyhow::ensure!(pairs.len() >= 4, "only {} landmarks in view", pairs.len());
+    Ok(pairs)
+}
+
+/// On an empty database, creates the synthetic demo match (calibrated) and starts it.
 async fn start_demo(api: &sportz_api::Api, store: &Arc<dyn sportz_store::Store>) {
     match store
         .list_matches(sportz_store::MatchFilter::default())
@@ -234,6 +305,15 @@ async fn start_demo(api: &sportz_api::Api, store: &Arc<dyn sportz_store::Store>)
         Ok(m) => m,
         Err(e) => return tracing::warn!("no demo match: {e}"),
     };
+    // the landmarks a user would click on the first frame, so the demo has pitch positions
+    match demo_calibration() {
+        Ok(pairs) => {
+            if let Err(e) = store.set_calibration(created.id, pairs).await {
+                tracing::warn!("the demo match runs uncalibrated: {e}");
+            }
+        }
+        Err(e) => tracing::warn!("the demo match runs uncalibrated: {e}"),
+    }
     match sportz_api::sessions::act(&api.state, created.id, sportz_api::sessions::Action::Start)
         .await
     {
@@ -396,6 +476,9 @@ pub fn track(args: &crate::cli::TrackArgs) -> anyhow::Result<()> {
         out.flush()?;
         eprintln!();
         outcome?;
+        for path in export_tracking(&args.out, &args.export)? {
+            println!("wrote {}", path.display());
+        }
         if let (Some(a), Some(path)) = (annotator, &args.annotate) {
             let n = a.finish()?;
             println!("wrote {n} annotated frames to {}", path.display());
@@ -407,4 +490,104 @@ pub fn track(args: &crate::cli::TrackArgs) -> anyhow::Result<()> {
         );
         Ok(())
     })
+}
+
+fn open_reader(
+    path: &std::path::Path,
+    what: &str,
+) -> anyhow::Result<std::io::BufReader<std::fs::File>> {
+    let f = std::fs::File::open(path)
+        .with_context(|| format!("cannot read the {what} {}", path.display()))?;
+    Ok(std::io::BufReader::new(f))
+}
+
+/// `sportz eval`: scores a `track` run against a synth match's truth.
+pub fn eval(args: &crate::cli::EvalArgs) -> anyhow::Result<()> {
+    let frames = sportz_eval::parse_truth_jsonl(
+        open_reader(&args.truth, "truth")?,
+        &args.truth.display().to_string(),
+    )?;
+    let events_path = args
+        .events
+        .clone()
+        .unwrap_or_else(|| args.truth.with_file_name("events.json"));
+    let truth = if events_path.is_file() {
+        let text = std::fs::read_to_string(&events_path)
+            .with_context(|| format!("cannot read {}", events_path.display()))?;
+        let events = sportz_eval::parse_events_json(&text, &events_path.display().to_string())?;
+        sportz_eval::Truth::new(frames, events)
+    } else {
+        anyhow::ensure!(
+            args.events.is_none(),
+            "no such events file {}",
+            events_path.display()
+        );
+        eprintln!(
+            "note: no {} beside the truth; events are not scored",
+            events_path.display()
+        );
+        sportz_eval::Truth::from_frames(frames)
+    };
+    let pred = sportz_eval::parse_predictions(
+        open_reader(&args.pred, "predictions")?,
+        &args.pred.display().to_string(),
+    )?;
+    let options = sportz_eval::EvalOptions {
+        event_tolerance_s: args.event_tolerance,
+        ball_tolerance_px: args.ball_tolerance,
+        alignment: args
+            .align
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--align: {e}"))?,
+        ..sportz_eval::EvalOptions::default()
+    };
+    let report = sportz_eval::evaluate(&truth, &pred, &options)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.table());
+    }
+    Ok(())
+}
+
+/// Writes the `--export` files of a `track` run beside its JSONL; returns their paths.
+fn export_tracking(
+    out: &std::path::Path,
+    formats: &[crate::cli::ExportFormat],
+) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    use sportz_eval::export;
+    if formats.is_empty() {
+        return Ok(Vec::new());
+    }
+    let pred = sportz_eval::parse_predictions(
+        open_reader(out, "tracking output")?,
+        &out.display().to_string(),
+    )?;
+    let opts = sportz_eval::ExportOptions::default();
+    let beside = |suffix: &str| out.with_extension(suffix);
+    let mut written = Vec::new();
+    let mut write = |path: std::path::PathBuf, text: String| -> anyhow::Result<()> {
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        written.push(path);
+        Ok(())
+    };
+    for f in formats {
+        match f {
+            crate::cli::ExportFormat::Cdf => {
+                write(
+                    beside("cdf.jsonl"),
+                    export::cdf_tracking_jsonl(&pred.frames, &opts),
+                )?;
+                write(
+                    beside("cdf.meta.json"),
+                    serde_json::to_string_pretty(&export::cdf_meta(&pred.frames, &opts))?,
+                )?;
+            }
+            crate::cli::ExportFormat::Gsr => write(
+                beside("gsr.json"),
+                serde_json::to_string(&export::gsr_predictions(&pred.frames, &opts))?,
+            )?,
+        }
+    }
+    Ok(written)
 }

@@ -8,10 +8,12 @@
 pub mod geometry;
 pub mod render;
 pub mod scene;
+pub mod window;
 
 pub use render::{Gpu, Offscreen, Renderer, RgbaImage, SHADERS};
 pub use scene::{BoxMark, Mark, Radar, RadarDot, Rgba, Scene, VideoImage};
 pub use wgpu;
+pub use window::WindowOverlay;
 
 /// Why the overlay could not draw.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]

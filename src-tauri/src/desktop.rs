@@ -1,0 +1,157 @@
+//! The desktop app: the embedded API and worker (the same composition root as `--headless`), a
+//! window with the web UI served by that API, and a native window where the wgpu overlay draws
+//! the match selected in the UI. Only this module touches Tauri and GTK.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use tokio_util::sync::CancellationToken;
+
+use crate::overlay::{Latest, TapFactory};
+
+/// The UI window's size; the overlay window sits to its right.
+const UI_SIZE: (f64, f64) = (1100.0, 800.0);
+const OVERLAY_SIZE: (f64, f64) = (800.0, 450.0);
+
+/// `sportz` with no arguments.
+pub fn run(args: crate::cli::SystemArgs) -> anyhow::Result<()> {
+    crate::roles::init_logs();
+    anyhow::ensure!(
+        std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some(),
+        "the desktop app needs a display (DISPLAY or WAYLAND_DISPLAY); on a server run `sportz --headless`"
+    );
+    let latest = Latest::default();
+    let shutdown = CancellationToken::new();
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let system = {
+        let (latest, shutdown) = (latest.clone(), shutdown.clone());
+        std::thread::Builder::new()
+            .name("sportz-system".into())
+            .spawn(move || -> anyhow::Result<()> {
+                let rt = crate::roles::runtime()?;
+                rt.block_on(async move {
+                    let sink = latest.sink();
+                    let wrap = move |inner| -> Arc<dyn sportz_worker::AnalyzerFactory> {
+                        Arc::new(TapFactory {
+                            inner,
+                            sink: sink.clone(),
+                        })
+                    };
+                    match crate::roles::start_system(&args, Some(&wrap), shutdown).await {
+                        Ok(system) => {
+                            let _ = ready_tx.send(Ok(system.addr));
+                            system.wait().await
+                        }
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(format!("{e:#}")));
+                            Err(e)
+                        }
+                    }
+                })
+            })?
+    };
+    let addr = ready_rx
+        .recv()
+        .context("the embedded system stopped before it was ready")?
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let local = format!("http://127.0.0.1:{}/", addr.port());
+    let join = match (addr.ip().is_unspecified(), crate::roles::lan_address()) {
+        (true, Some(ip)) => format!("viewers join at http://{ip}:{}/", addr.port()),
+        (true, None) => format!("viewers join on port {}", addr.port()),
+        (false, _) => format!("local only ({addr}); bind 0.0.0.0 for LAN viewers"),
+    };
+    println!("sportz desktop: UI {local} — {join}");
+    let url: tauri::Url = local.parse()?;
+    let app = tauri::Builder::default()
+        .setup(move |app| {
+            let ui =
+                tauri::WebviewWindowBuilder::new(app, "main", tauri::WebviewUrl::External(url))
+                    .title(format!("sportz — {join}"))
+                    .inner_size(UI_SIZE.0, UI_SIZE.1)
+                    .position(0.0, 0.0)
+                    .build()?;
+            let overlay = tauri::window::WindowBuilder::new(app, "overlay")
+                .title("sportz — pitch overlay")
+                .inner_size(OVERLAY_SIZE.0, OVERLAY_SIZE.1)
+                .position(UI_SIZE.0 + 10.0, 0.0)
+                .build()?;
+            std::thread::Builder::new()
+                .name("overlay".into())
+                .spawn(move || draw_loop(&overlay, &ui, &latest))?;
+            Ok(())
+        })
+        .build(tauri::generate_context!("../tauri.conf.json"))
+        .context("cannot start the desktop window")?;
+    app.run(|_, _| {});
+    shutdown.cancel();
+    system
+        .join()
+        .map_err(|_| anyhow::anyhow!("the embedded system panicked"))?
+}
+
+/// The match in a UI location such as `http://…/#/match/mat_01…`.
+fn followed_match(url: &str) -> Option<sportz_contract::MatchId> {
+    let (_, hash) = url.split_once('#')?;
+    let mut parts = hash.split('/').filter(|p| !p.is_empty());
+    (parts.next()? == "match")
+        .then(|| parts.next()?.parse().ok())
+        .flatten()
+}
+
+/// Draws the followed match (the UI's current match, else whichever is playing) at up to 30 fps.
+fn draw_loop(window: &tauri::Window, ui: &tauri::WebviewWindow, latest: &Latest) {
+    let size = |w: &tauri::Window| w.inner_size().map_or((1, 1), |s| (s.width, s.height));
+    let mut overlay = match sportz_overlay::WindowOverlay::new(window.clone(), size(window)) {
+        Ok(o) => o,
+        Err(e) => {
+            tracing::error!("the pitch overlay cannot draw: {e}");
+            return;
+        }
+    };
+    tracing::info!(adapter = %overlay.describe(), "pitch overlay ready");
+    let idle = sportz_overlay::Scene::new(1280, 720);
+    let (mut seen, mut drawn_size, mut scene) = (None, (0, 0), idle.clone());
+    let mut followed = None;
+    loop {
+        let started = Instant::now();
+        let Ok(url) = ui.url() else {
+            return; // the window closed
+        };
+        let want = followed_match(url.as_str()).or_else(|| latest.any());
+        if want != followed {
+            (followed, seen, scene) = (want, None, idle.clone());
+        }
+        let mut dirty = false;
+        if let Some(m) = followed
+            && let Some((n, s)) = latest.newer(&m, seen)
+        {
+            (seen, scene, dirty) = (Some(n), s, true);
+        }
+        let now = size(window);
+        if dirty || now != drawn_size {
+            if let Err(e) = overlay.draw(&scene, now) {
+                tracing::warn!("overlay frame skipped: {e}");
+            }
+            drawn_size = now;
+        }
+        std::thread::sleep(Duration::from_millis(33).saturating_sub(started.elapsed()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_followed_match_comes_from_the_ui_route() {
+        let id = sportz_contract::MatchId::generate();
+        let url = format!("http://127.0.0.1:8080/#/match/{id}");
+        assert_eq!(super::followed_match(&url), Some(id));
+        assert_eq!(super::followed_match(&format!("{url}/edit")), Some(id));
+        assert_eq!(super::followed_match("http://127.0.0.1:8080/#/"), None);
+        assert_eq!(
+            super::followed_match("http://127.0.0.1:8080/#/match/nope"),
+            None
+        );
+        assert_eq!(super::followed_match("http://127.0.0.1:8080/"), None);
+    }
+}

@@ -1,0 +1,150 @@
+//! The desktop app under Xvfb: it starts on the demo match, and after a few seconds a screenshot
+//! of the screen shows the web UI (WebKitGTK window) and the wgpu overlay window with players on
+//! its radar. Asserted on pixels; the PNG is kept at `target/tmp/desktop-screenshot.png`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use sportz_e2e::sportz_bin;
+use sportz_overlay::RgbaImage;
+
+struct Child(std::process::Child);
+impl Drop for Child {
+    fn drop(&mut self) {
+        // SIGTERM first so the app shuts its worker down, then make sure
+        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A private X server on a free display number.
+fn xvfb() -> (Child, String) {
+    for n in 90..140 {
+        if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+            || Path::new(&format!("/tmp/.X{n}-lock")).exists()
+        {
+            continue;
+        }
+        let display = format!(":{n}");
+        let child = Command::new("Xvfb")
+            .args([&display, "-screen", "0", "1920x1080x24", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb (apt install xvfb; scripts/setup installs it)");
+        let mut child = Child(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
+                return (child, display);
+            }
+            if child.0.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    panic!("could not start Xvfb on any display :90–:139");
+}
+
+fn screenshot(display: &str, out: &Path) -> Option<RgbaImage> {
+    let ok = Command::new("import")
+        .args(["-display", display, "-window", "root"])
+        .arg(out)
+        .status()
+        .expect("ImageMagick's import (scripts/setup installs imagemagick)")
+        .success();
+    ok.then(|| RgbaImage::from_png(&std::fs::read(out).ok()?).ok())
+        .flatten()
+}
+
+fn near(px: [u8; 4], rgb: [u8; 3], tol: u8) -> bool {
+    px[..3].iter().zip(rgb).all(|(a, b)| a.abs_diff(b) <= tol)
+}
+
+/// What the screenshot must show, or why not yet.
+fn check(img: &RgbaImage) -> Result<String, String> {
+    // the UI window: 1100×800 at the top left, the match centre drawn by WebKit
+    let mut colours = std::collections::HashSet::new();
+    for y in (0..800).step_by(4) {
+        for x in (0..1100).step_by(4) {
+            colours.insert(img.pixel(x, y));
+        }
+    }
+    if colours.len() < 20 {
+        return Err(format!(
+            "the UI window shows {} colours: not drawn yet",
+            colours.len()
+        ));
+    }
+    // the overlay window: 800×450 at x = 1110, its radar at the bottom right
+    let (ox, ow, oh) = (1110u32, 800u32, 450u32);
+    let (mut pitch, mut home, mut away) = (0, 0, 0);
+    for y in oh / 2..oh {
+        for x in ox + ow / 2..ox + ow {
+            let p = img.pixel(x, y);
+            pitch += usize::from(near(p, [38, 120, 60], 3));
+            home += usize::from(near(p, [230, 57, 70], 10));
+            away += usize::from(near(p, [58, 134, 255], 10));
+        }
+    }
+    if pitch < 5_000 {
+        return Err(format!(
+            "no radar in the overlay window yet ({pitch} pitch pixels)"
+        ));
+    }
+    if home + away < 60 {
+        return Err(format!(
+            "no players on the radar yet ({home} home, {away} away pixels)"
+        ));
+    }
+    Ok(format!(
+        "UI colours {}, radar pitch px {pitch}, home px {home}, away px {away}",
+        colours.len()
+    ))
+}
+
+#[test]
+fn desktop_shows_the_ui_and_the_overlay_with_players_on_the_radar() {
+    let (_x, display) = xvfb();
+    let data = tempfile::tempdir().unwrap();
+    let runtime = tempfile::tempdir().unwrap();
+    let port = sportz_testkit::free_port();
+    let mut cmd = Command::new(sportz_bin());
+    cmd.args(["--bind", &format!("127.0.0.1:{port}")])
+        .arg("--data-dir")
+        .arg(data.path())
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .env("SPORTZ_OPERATOR_TOKEN", "e2e-token")
+        .env("SPORTZ_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(data.path().join("desktop.log")).unwrap());
+    let app = Child(cmd.spawn().unwrap());
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("desktop-screenshot.png");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut app = app;
+    let verdict = loop {
+        std::thread::sleep(Duration::from_secs(3));
+        if let Some(status) = app.0.try_wait().unwrap() {
+            let log = std::fs::read_to_string(data.path().join("desktop.log")).unwrap_or_default();
+            panic!("the desktop app exited ({status}):\n{log}");
+        }
+        let result = screenshot(&display, &out)
+            .map_or_else(|| Err("no screenshot".into()), |img| check(&img));
+        match result {
+            Ok(v) => break v,
+            Err(why) if Instant::now() > deadline => {
+                let log =
+                    std::fs::read_to_string(data.path().join("desktop.log")).unwrap_or_default();
+                panic!("after 120 s: {why}; screenshot {}\n{log}", out.display());
+            }
+            Err(_) => {}
+        }
+    };
+    eprintln!("desktop screenshot {}: {verdict}", out.display());
+}
