@@ -74,7 +74,8 @@ pub struct SystemArgs {
     /// Don't create and start the synthetic demo match on an empty database.
     #[arg(long, env = "SPORTZ_NO_DEMO")]
     pub no_demo: bool,
-    /// ONNX detector for the embedded worker.
+    /// ONNX detector for the embedded worker (any YOLO-family layout). Default: the built-in
+    /// sportz-det, trained on synthetic matches (models/MODEL_CARD.md); `none`: no detection.
     #[arg(long, env = "SPORTZ_MODEL")]
     pub model: Option<PathBuf>,
     /// Concurrent matches of the embedded worker.
@@ -128,7 +129,8 @@ pub struct WorkerArgs {
     /// Allow video URLs whose host resolves to a private or loopback address.
     #[arg(long, env = "SPORTZ_ALLOW_PRIVATE_SOURCES")]
     pub allow_private_sources: bool,
-    /// ONNX detector (any YOLO-family layout); without one, frames carry no detections.
+    /// ONNX detector (any YOLO-family layout). Default: the built-in sportz-det, trained on
+    /// synthetic matches (models/MODEL_CARD.md); `none`: no detection.
     #[arg(long, env = "SPORTZ_MODEL")]
     pub model: Option<PathBuf>,
 }
@@ -137,7 +139,8 @@ pub struct WorkerArgs {
 pub struct TrackArgs {
     /// The video file to analyse.
     pub video: PathBuf,
-    /// ONNX detector (any YOLO-family layout); without one, frames carry no detections.
+    /// ONNX detector (any YOLO-family layout). Default: the built-in sportz-det, trained on
+    /// synthetic matches (models/MODEL_CARD.md); `none`: no detection.
     #[arg(long, env = "SPORTZ_MODEL")]
     pub model: Option<PathBuf>,
     /// Calibration point pairs for pitch coordinates: a JSON list of

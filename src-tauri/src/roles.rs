@@ -54,22 +54,67 @@ fn cancel_on_signals(token: CancellationToken) {
 }
 
 /// The vision stage: the ONNX detector given, else frames without detections.
+/// The built-in detector (models/sportz-det.onnx), compiled into the binary.
+const DEFAULT_MODEL: &[u8] = include_bytes!("../../models/sportz-det.onnx");
+
+/// Writes the built-in detector to the user's cache (once per model version) and returns it.
+fn default_model_path() -> anyhow::Result<std::path::PathBuf> {
+    // FNV-1a: a stable name per model content, so a new build never reads an old file
+    let hash = DEFAULT_MODEL
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
+        });
+    let dir = std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("sportz/models");
+    let path = dir.join(format!("sportz-det-{hash:016x}.onnx"));
+    if !path.is_file() {
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let tmp = dir.join(format!(".sportz-det-{}.tmp", std::process::id()));
+        std::fs::write(&tmp, DEFAULT_MODEL)
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path)?;
+    }
+    Ok(path)
+}
+
 fn analyzers(
     model: Option<&std::path::Path>,
 ) -> anyhow::Result<Arc<dyn sportz_worker::AnalyzerFactory>> {
+    let load = |path: &std::path::Path| {
+        sportz_worker::VisionAnalyzerFactory::new(
+            path,
+            sportz_inference::DetectorOptions::default(),
+        )
+    };
     match model {
+        Some(p) if p.as_os_str() == "none" => {
+            tracing::warn!("--model none: frames are published without detections");
+            Ok(Arc::new(PassThroughFactory))
+        }
         Some(path) => {
-            let f = sportz_worker::VisionAnalyzerFactory::new(
-                path,
-                sportz_inference::DetectorOptions::default(),
-            )
-            .map_err(|e| anyhow::anyhow!("cannot load the model {}: {e}", path.display()))?;
+            let f = load(path)
+                .map_err(|e| anyhow::anyhow!("cannot load the model {}: {e}", path.display()))?;
             tracing::info!(model = %path.display(), device = %sportz_worker::AnalyzerFactory::device(&f), "detector loaded");
             Ok(Arc::new(f))
         }
         None => {
-            tracing::warn!("no --model given: frames are published without detections");
-            Ok(Arc::new(PassThroughFactory))
+            match default_model_path().and_then(|p| load(&p).map_err(|e| anyhow::anyhow!("{e}"))) {
+                Ok(f) => {
+                    tracing::info!(device = %sportz_worker::AnalyzerFactory::device(&f), "built-in detector sportz-det loaded (trained on synthetic matches; pass --model for real footage)");
+                    Ok(Arc::new(f))
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        "the built-in detector is unavailable ({e:#}); frames are published without detections"
+                    );
+                    Ok(Arc::new(PassThroughFactory))
+                }
+            }
         }
     }
 }
@@ -545,7 +590,7 @@ pub fn eval(args: &crate::cli::EvalArgs) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", report.table());
+        println!("{}", report.table().trim_end());
     }
     Ok(())
 }

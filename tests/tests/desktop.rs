@@ -119,6 +119,7 @@ fn desktop_shows_the_ui_and_the_overlay_with_players_on_the_radar() {
         .arg(data.path())
         .env("DISPLAY", &display)
         .env_remove("WAYLAND_DISPLAY")
+        .env_remove("SPORTZ_MODEL") // the built-in detector
         .env("XDG_RUNTIME_DIR", runtime.path())
         .env("SPORTZ_OPERATOR_TOKEN", "e2e-token")
         .env("SPORTZ_LOG", "info")

@@ -1,0 +1,161 @@
+//! The offline loop a user runs to measure the pipeline: `sportz synth` → `sportz track` (the
+//! built-in detector, `--annotate`, `--export cdf,gsr`) → `sportz eval`, on a seed the built-in
+//! model never trained on.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use sportz_e2e::sportz_bin;
+
+fn sportz(args: &[&str], dir: &Path) -> Output {
+    let out = Command::new(sportz_bin())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("DISPLAY")
+        .env_remove("SPORTZ_MODEL")
+        .output()
+        .expect("sportz starts");
+    out
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn synth_track_eval_with_the_built_in_detector() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&sportz(
+        &["synth", "--seed", "4243", "--seconds", "4", "--out", "m"],
+        d,
+    ));
+    let tracked = ok(&sportz(
+        &[
+            "track",
+            "m/match.mp4",
+            "--calibration",
+            "m/calibration.json",
+            "--out",
+            "run.jsonl",
+            "--annotate",
+            "run.mp4",
+            "--export",
+            "cdf,gsr",
+        ],
+        d,
+    ));
+    assert!(tracked.contains("wrote 100 frames"), "{tracked}");
+    assert!(tracked.contains("wrote 100 annotated frames"), "{tracked}");
+
+    // the annotated video: every frame, the source's size
+    let probe = Command::new("ffprobe")
+        .args(["-v", "error", "-count_frames", "-select_streams", "v:0"])
+        .args([
+            "-show_entries",
+            "stream=nb_read_frames,width,height,codec_name",
+            "-of",
+            "json",
+        ])
+        .arg(d.join("run.mp4"))
+        .output()
+        .unwrap();
+    let probe: Value = serde_json::from_slice(&probe.stdout).unwrap();
+    let s = &probe["streams"][0];
+    assert_eq!(
+        (
+            s["codec_name"].as_str(),
+            s["width"].as_u64(),
+            s["height"].as_u64()
+        ),
+        (Some("h264"), Some(1280), Some(720))
+    );
+    assert_eq!(s["nb_read_frames"], "100");
+
+    // CDF: a frame a line in metres from the centre, plus the meta; GSR: predictions
+    let cdf = std::fs::read_to_string(d.join("run.cdf.jsonl")).unwrap();
+    assert_eq!(cdf.lines().count(), 100);
+    let first: Value = serde_json::from_str(cdf.lines().next().unwrap()).unwrap();
+    let players = first["teams"]["home"]["players"].as_array().unwrap().len()
+        + first["teams"]["away"]["players"].as_array().unwrap().len();
+    assert!(players >= 5, "players in the first CDF frame: {first}");
+    for p in first["teams"]["home"]["players"].as_array().unwrap() {
+        let (x, y) = (p["x"].as_f64().unwrap(), p["y"].as_f64().unwrap());
+        assert!(
+            x.abs() <= 52.5 + 1e-6 && y.abs() <= 34.0 + 1e-6,
+            "centred metres: {p}"
+        );
+    }
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("run.cdf.meta.json")).unwrap())
+            .unwrap();
+    assert_eq!(meta["venue"]["pitch_length"], 105.0, "{meta}");
+    let gsr: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("run.gsr.json")).unwrap()).unwrap();
+    assert!(gsr["predictions"].as_array().unwrap().len() > 100 * 5);
+
+    // eval: the built-in detector finds and tracks the players and the ball on an unseen seed
+    let table = ok(&sportz(
+        &["eval", "--truth", "m/truth.jsonl", "--pred", "run.jsonl"],
+        d,
+    ));
+    for heading in ["HOTA", "IDF1", "recall", "pitch error", "goal", "ball_out"] {
+        assert!(table.contains(heading), "{heading} in\n{table}");
+    }
+    let json: Value = serde_json::from_str(&ok(&sportz(
+        &[
+            "eval",
+            "--truth",
+            "m/truth.jsonl",
+            "--pred",
+            "run.jsonl",
+            "--json",
+        ],
+        d,
+    )))
+    .unwrap();
+    let hota = json["players"]["hota"].as_f64().unwrap();
+    let recall = json["ball"]["recall"].as_f64().unwrap();
+    assert!(hota > 0.4, "player HOTA {hota}: {json}");
+    assert!(recall > 0.5, "ball recall {recall}: {json}");
+}
+
+#[test]
+fn eval_refuses_bad_input_with_what_it_expected() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("truth.jsonl"), "{\"frame_number\": 0}\n").unwrap();
+    std::fs::write(d.join("pred.jsonl"), "").unwrap();
+    let out = sportz(
+        &["eval", "--truth", "truth.jsonl", "--pred", "pred.jsonl"],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("truth.jsonl line 1") && err.contains("missing field"),
+        "{err}"
+    );
+
+    let missing = sportz(
+        &["eval", "--truth", "nope.jsonl", "--pred", "pred.jsonl"],
+        d,
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read the truth nope.jsonl"));
+
+    let bad_export = sportz(
+        &["track", "x.mp4", "--out", "o.jsonl", "--export", "csv"],
+        d,
+    );
+    assert_eq!(bad_export.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_export.stderr).contains("possible values: cdf, gsr"));
+}
