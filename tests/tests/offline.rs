@@ -9,14 +9,13 @@ use serde_json::Value;
 use sportz_e2e::sportz_bin;
 
 fn sportz(args: &[&str], dir: &Path) -> Output {
-    let out = Command::new(sportz_bin())
+    Command::new(sportz_bin())
         .args(args)
         .current_dir(dir)
         .env_remove("DISPLAY")
         .env_remove("SPORTZ_MODEL")
         .output()
-        .expect("sportz starts");
-    out
+        .expect("sportz starts")
 }
 
 fn ok(out: &Output) -> String {
