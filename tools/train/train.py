@@ -176,8 +176,11 @@ def main():
     print(f"{len(images)} frames from {nseeds} seeds loaded in {time.time() - t0:.0f}s", flush=True)
     nc = len(NAMES)
     net = TinyDet(nc)
+    base_iters = 0
     if a.resume:
-        net.load_state_dict(torch.load(a.resume)["model"])
+        ck = torch.load(a.resume)
+        net.load_state_dict(ck["model"])
+        base_iters = int(ck.get("iters", 0))
     print(f"TinyDet: {count_params(net)} parameters", flush=True)
     ema = copy.deepcopy(net).eval()
     for q in ema.parameters():
@@ -221,8 +224,8 @@ def main():
             print(f"it {it + 1} heat {h[0]:.3f} off {h[1]:.3f} size {h[2]:.3f} "
                   f"lr {lr:.5f} {el:.0f}s ({el / (it + 1):.2f}s/it)", flush=True)
         if (it + 1) % 100 == 0:
-            torch.save({"model": ema.state_dict(), "iters": it + 1, "names": NAMES}, a.out)
-    torch.save({"model": ema.state_dict(), "iters": it, "names": NAMES}, a.out)
+            torch.save({"model": ema.state_dict(), "iters": base_iters + it + 1, "names": NAMES}, a.out)
+    torch.save({"model": ema.state_dict(), "iters": base_iters + it, "names": NAMES}, a.out)
     print(f"training: {it} iterations of {a.batch} crops in {time.time() - t_start:.0f}s", flush=True)
 
 
