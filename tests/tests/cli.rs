@@ -30,7 +30,7 @@ fn every_subcommand_has_help_with_an_example() {
         assert!(out.status.success(), "sportz {sub} --help: {out:?}");
         let help = String::from_utf8(out.stdout).unwrap();
         assert!(
-            help.contains("Example:"),
+            help.contains("Example:") || help.contains("Examples:"),
             "`sportz {sub} --help` has no example:\n{help}"
         );
         assert!(help.contains(&format!("sportz {sub}")), "{help}");
