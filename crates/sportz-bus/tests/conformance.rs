@@ -395,8 +395,14 @@ async fn slow_subscriber_isolation(bus: Arc<dyn Bus>) {
             other => panic!("{other:?}"),
         }
     }
-    assert!(lagged >= 190, "lagged {lagged}, kept {kept:?}");
-    assert!(kept.len() <= 10, "{kept:?}");
+    // every message is delivered or counted as lost; the queue (10) may hold one more that the
+    // Redis reader had in hand when the queue filled
+    assert_eq!(
+        usize::try_from(lagged).unwrap() + kept.len(),
+        200,
+        "lagged {lagged}, kept {kept:?}"
+    );
+    assert!(kept.len() <= 11, "lagged {lagged}, kept {kept:?}");
     let nums: Vec<u32> = kept.iter().map(|s| s.parse().unwrap()).collect();
     assert!(nums.windows(2).all(|w| w[0] < w[1]), "order kept: {nums:?}");
 }
