@@ -455,6 +455,11 @@ pub fn track(args: &crate::cli::TrackArgs) -> anyhow::Result<()> {
             Some(path) => Some(crate::overlay::Annotator::start(path, fps)?),
             None => None,
         };
+        if args.model.is_none() {
+            eprintln!(
+                "note: detecting with the built-in sportz-det, trained on synthetic matches only; for real footage pass --model (any YOLO-family ONNX)"
+            );
+        }
         let mut factory = analyzers(args.model.as_deref())?;
         if let Some(a) = &annotator {
             factory = Arc::new(crate::overlay::TapFactory { inner: factory, sink: a.sink() });
