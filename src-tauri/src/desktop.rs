@@ -110,7 +110,7 @@ fn draw_loop(window: &tauri::Window, ui: &tauri::WebviewWindow, latest: &Latest)
         }
     };
     tracing::info!(adapter = %overlay.describe(), "pitch overlay ready");
-    let idle = sportz_overlay::Scene::new(1280, 720);
+    let idle = Arc::new(sportz_overlay::Scene::new(1280, 720));
     let (mut seen, mut drawn_size, mut scene) = (None, (0, 0), idle.clone());
     let mut followed = None;
     loop {
@@ -118,7 +118,7 @@ fn draw_loop(window: &tauri::Window, ui: &tauri::WebviewWindow, latest: &Latest)
         let Ok(url) = ui.url() else {
             return; // the window closed
         };
-        let want = followed_match(url.as_str()).or_else(|| latest.any());
+        let want = followed_match(url.as_str()).or_else(|| latest.most_recent());
         if want != followed {
             (followed, seen, scene) = (want, None, idle.clone());
         }

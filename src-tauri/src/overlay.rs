@@ -130,43 +130,55 @@ impl AnalyzerFactory for TapFactory {
     }
 }
 
+/// The pixels of a decoded frame, as the overlay takes them.
+fn video_of(f: &VideoFrame) -> VideoImage {
+    VideoImage {
+        width: f.width,
+        height: f.height,
+        rgb: f.rgb.clone(),
+    }
+}
+
+#[derive(Debug)]
+struct Drawn {
+    /// Counts the match's frames, so a reader can tell a new scene from the one it drew.
+    n: u64,
+    at: std::time::Instant,
+    scene: Arc<Scene>,
+}
+
 /// The latest analysed frame of each match, for the desktop overlay.
 #[derive(Debug, Clone, Default)]
-pub struct Latest(Arc<Mutex<HashMap<MatchId, (u64, Scene)>>>);
+pub struct Latest(Arc<Mutex<HashMap<MatchId, Drawn>>>);
 
 impl Latest {
-    /// A sink that keeps each match's latest frame as a scene (numbered, so readers can tell
-    /// a new one from the one they drew).
+    /// A sink that keeps each match's latest frame as a scene.
     #[must_use]
     pub fn sink(&self) -> Sink {
         let map = self.0.clone();
         Arc::new(move |m, f, a| {
-            let video = VideoImage {
-                width: f.width,
-                height: f.height,
-                rgb: f.rgb.clone(),
-            };
-            let scene = scene_from_frame(&a.frame, Some(video));
+            let scene = Arc::new(scene_from_frame(&a.frame, Some(video_of(f))));
             let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
-            let n = map.get(m).map_or(0, |(n, _)| n + 1);
-            map.insert(*m, (n, scene));
+            let n = map.get(m).map_or(0, |d| d.n + 1);
+            let at = std::time::Instant::now();
+            map.insert(*m, Drawn { n, at, scene });
         })
     }
 
-    /// The latest scene of `m` if it is newer than `seen`.
+    /// The latest scene of `m` and its number, if it is not the one numbered `seen`.
     #[must_use]
-    pub fn newer(&self, m: &MatchId, seen: Option<u64>) -> Option<(u64, Scene)> {
+    pub fn newer(&self, m: &MatchId, seen: Option<u64>) -> Option<(u64, Arc<Scene>)> {
         let map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         map.get(m)
-            .filter(|(n, _)| seen != Some(*n))
-            .map(|(n, s)| (*n, s.clone()))
+            .filter(|d| seen != Some(d.n))
+            .map(|d| (d.n, d.scene.clone()))
     }
 
     /// The match that produced a frame most recently, if any (the overlay's default).
     #[must_use]
-    pub fn any(&self) -> Option<MatchId> {
+    pub fn most_recent(&self) -> Option<MatchId> {
         let map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        map.keys().next().copied()
+        map.iter().max_by_key(|(_, d)| d.at).map(|(m, _)| *m)
     }
 }
 
@@ -207,12 +219,7 @@ impl Annotator {
         let tx = self.tx.clone();
         Arc::new(move |_, f, a| {
             if let Some(tx) = &tx {
-                let video = VideoImage {
-                    width: f.width,
-                    height: f.height,
-                    rgb: f.rgb.clone(),
-                };
-                let _ = tx.send((video, a.frame.clone()));
+                let _ = tx.send((video_of(f), a.frame.clone()));
             }
         })
     }

@@ -482,6 +482,8 @@ pub fn track(args: &crate::cli::TrackArgs) -> anyhow::Result<()> {
         let started = std::time::Instant::now();
         let mut last_print = started;
         let (mut frames, mut events) = (0u64, 0u64);
+        // the frames the exports need (only with --export)
+        let mut kept: Vec<sportz_contract::FrameData> = Vec::new();
         let outcome = loop {
             let Some(item) = feed.next().await else { break Err(anyhow::anyhow!("the pipeline stopped")) };
             let env = match item {
@@ -490,9 +492,12 @@ pub fn track(args: &crate::cli::TrackArgs) -> anyhow::Result<()> {
                 _ => continue,
             };
             match &env.payload {
-                sportz_contract::Payload::Frame(_) => {
+                sportz_contract::Payload::Frame(f) => {
                     frames += 1;
                     writeln!(out, "{}", env.to_json())?;
+                    if !args.export.is_empty() {
+                        kept.push((**f).clone());
+                    }
                 }
                 sportz_contract::Payload::Event(_) => {
                     events += 1;
@@ -526,7 +531,7 @@ pub fn track(args: &crate::cli::TrackArgs) -> anyhow::Result<()> {
         out.flush()?;
         eprintln!();
         outcome?;
-        for path in export_tracking(&args.out, &args.export)? {
+        for path in export_tracking(&args.out, &args.export, &kept)? {
             println!("wrote {}", path.display());
         }
         if let (Some(a), Some(path)) = (annotator, &args.annotate) {
@@ -604,15 +609,9 @@ pub fn eval(args: &crate::cli::EvalArgs) -> anyhow::Result<()> {
 fn export_tracking(
     out: &std::path::Path,
     formats: &[crate::cli::ExportFormat],
+    frames: &[sportz_contract::FrameData],
 ) -> anyhow::Result<Vec<std::path::PathBuf>> {
     use sportz_eval::export;
-    if formats.is_empty() {
-        return Ok(Vec::new());
-    }
-    let pred = sportz_eval::parse_predictions(
-        open_reader(out, "tracking output")?,
-        &out.display().to_string(),
-    )?;
     let opts = sportz_eval::ExportOptions::default();
     let beside = |suffix: &str| out.with_extension(suffix);
     let mut written = Vec::new();
@@ -626,16 +625,16 @@ fn export_tracking(
             crate::cli::ExportFormat::Cdf => {
                 write(
                     beside("cdf.jsonl"),
-                    export::cdf_tracking_jsonl(&pred.frames, &opts),
+                    export::cdf_tracking_jsonl(frames, &opts),
                 )?;
                 write(
                     beside("cdf.meta.json"),
-                    serde_json::to_string_pretty(&export::cdf_meta(&pred.frames, &opts))?,
+                    serde_json::to_string_pretty(&export::cdf_meta(frames, &opts))?,
                 )?;
             }
             crate::cli::ExportFormat::Gsr => write(
                 beside("gsr.json"),
-                serde_json::to_string(&export::gsr_predictions(&pred.frames, &opts))?,
+                serde_json::to_string(&export::gsr_predictions(frames, &opts))?,
             )?,
         }
     }

@@ -355,6 +355,18 @@ impl Gpu {
         })
     }
 
+    /// The first instance to try: Vulkan/Metal/DX12 only (lavapipe when there is no GPU), since
+    /// probing GL with no display logs EGL errors; `WGPU_BACKEND` overrides. Fall back to
+    /// [`Gpu::instance`] when it gives no adapter.
+    #[must_use]
+    pub fn preferred_instance() -> wgpu::Instance {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        if std::env::var_os("WGPU_BACKEND").is_none() {
+            desc.backends = wgpu::Backends::PRIMARY;
+        }
+        wgpu::Instance::new(desc)
+    }
+
     /// A new instance with every backend wgpu was built with (`WGPU_BACKEND` narrows it); for
     /// windows pass their display (the GL backend needs it).
     #[must_use]
@@ -467,15 +479,8 @@ impl Offscreen {
         if width == 0 || height == 0 || width > 8192 || height > 8192 {
             return Err(OverlayError::Size(width, height));
         }
-        // Vulkan (lavapipe without a GPU) first: probing GL with no display logs EGL errors
-        let gpu = if std::env::var_os("WGPU_BACKEND").is_none() {
-            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-            desc.backends = wgpu::Backends::PRIMARY;
-            Gpu::new(wgpu::Instance::new(desc), None)
-                .or_else(|_| Gpu::new(Gpu::instance(None), None))?
-        } else {
-            Gpu::new(Gpu::instance(None), None)?
-        };
+        let gpu = Gpu::new(Gpu::preferred_instance(), None)
+            .or_else(|_| Gpu::new(Gpu::instance(None), None))?;
         let format = wgpu::TextureFormat::Rgba8Unorm;
         let renderer = Renderer::new(&gpu.device, &gpu.queue, format);
         let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {

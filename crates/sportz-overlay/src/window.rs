@@ -30,37 +30,20 @@ impl WindowOverlay {
     where
         W: wgpu::WindowHandle + wgpu::wgt::WgpuHasDisplayHandle + Clone + 'static,
     {
-        // Vulkan needs no display handle on the instance (and tao's handles do not compare
-        // equal between calls); GL, the fallback, does
-        let instance = wgpu::Instance::new({
-            let mut d = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-            if std::env::var_os("WGPU_BACKEND").is_none() {
-                d.backends = wgpu::Backends::PRIMARY;
-            }
-            d
-        });
-        let surface = match instance.create_surface(window.clone()) {
-            Ok(s) => s,
-            Err(_) => {
+        // Vulkan needs no display handle on the instance (tao's handles do not compare equal
+        // between calls); the GL fallback does
+        let primary = Gpu::preferred_instance();
+        primary
+            .create_surface(window.clone())
+            .map_err(|e| OverlayError::Surface(e.to_string()))
+            .and_then(|surface| Self::finish(primary, surface, size))
+            .or_else(|_| {
                 let gl = Gpu::instance(Some(Box::new(window.clone())));
-                return Self::with_instance(gl, window, size);
-            }
-        };
-        Self::finish(instance, surface, size)
-    }
-
-    fn with_instance<W>(
-        instance: wgpu::Instance,
-        window: W,
-        size: (u32, u32),
-    ) -> Result<Self, OverlayError>
-    where
-        W: wgpu::WindowHandle + wgpu::wgt::WgpuHasDisplayHandle + 'static,
-    {
-        let surface = instance
-            .create_surface(window)
-            .map_err(|e| OverlayError::Surface(e.to_string()))?;
-        Self::finish(instance, surface, size)
+                let surface = gl
+                    .create_surface(window)
+                    .map_err(|e| OverlayError::Surface(e.to_string()))?;
+                Self::finish(gl, surface, size)
+            })
     }
 
     fn finish(
