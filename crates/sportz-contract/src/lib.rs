@@ -10,8 +10,10 @@
 //! - [`status`]: worker session statuses, the API's mapping to match statuses, and the rule that
 //!   ignores superseded or contradicting updates.
 //! - [`match_centre`]: the Sportz `/ws` protocol (welcome, subscribe, …) and its data shapes.
+//! - [`clock`]: [`unix_now`], the `ts` every message carries.
 //! - [`ids`]: `match_<ULID>`, `ses_<ULID>`, `evt_<ULID>` newtypes that validate on parse.
 
+pub mod clock;
 pub mod envelope;
 pub mod error;
 pub mod frame;
@@ -23,6 +25,7 @@ pub mod worker;
 
 mod wire;
 
+pub use clock::unix_now;
 pub use envelope::{
     Envelope, ErrorData, EventData, EventKind, GpuMetrics, MessageType, MetricsData, Payload,
     Sequencer, StatusData,
