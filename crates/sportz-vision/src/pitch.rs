@@ -209,6 +209,17 @@ pub struct PointPair {
     pub pitch: Point,
 }
 
+/// The contract's calibration pair (`pixel`, `pitch`) as the fitter's (`image`, `pitch`): the one
+/// place the two meet.
+impl From<&sportz_contract::worker::PointPair> for PointPair {
+    fn from(p: &sportz_contract::worker::PointPair) -> Self {
+        Self {
+            image: Point::new(p.pixel.x, p.pixel.y),
+            pitch: Point::new(p.pitch.x, p.pitch.y),
+        }
+    }
+}
+
 /// How well a calibration fits its pairs (over the inliers).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ReprojectionError {
@@ -253,6 +264,17 @@ impl Calibration {
     /// Fits from ≥ 4 pairs: a plain normalised DLT for exactly four, RANSAC then a DLT over the
     /// inliers when more are given. Degenerate input is refused with the reason.
     pub fn fit(pairs: &[PointPair], ransac: &RansacConfig) -> Result<Self, PitchError> {
+        Self::fit_impl(pairs, ransac)
+    }
+
+    /// [`Calibration::fit`] on the contract's pairs (a session's or a match's calibration) with
+    /// the default RANSAC settings.
+    pub fn fit_contract(pairs: &[sportz_contract::worker::PointPair]) -> Result<Self, PitchError> {
+        let pairs: Vec<PointPair> = pairs.iter().map(PointPair::from).collect();
+        Self::fit_impl(&pairs, &RansacConfig::default())
+    }
+
+    fn fit_impl(pairs: &[PointPair], ransac: &RansacConfig) -> Result<Self, PitchError> {
         check_pairs(pairs)?;
         let image: Vec<Point> = pairs.iter().map(|p| p.image).collect();
         let pitch: Vec<Point> = pairs.iter().map(|p| p.pitch).collect();
