@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use serde_json::{Value, json};
@@ -20,12 +20,6 @@ use tokio::sync::Mutex;
 use tokio_tungstenite::tungstenite::Message;
 
 const TOKEN: &str = "load-tool-operator-token";
-
-fn now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
-}
 
 fn arg(name: &str, default: &str) -> String {
     let args: Vec<String> = std::env::args().collect();
@@ -173,7 +167,7 @@ async fn main() {
                             _ => None,
                         };
                         if let Some(sent) = sent {
-                            lat.push((now() - sent) * 1000.0);
+                            lat.push((sportz_contract::unix_now() - sent) * 1000.0);
                             stats.deliveries.fetch_add(1, Ordering::Relaxed);
                         }
                     }
@@ -225,7 +219,7 @@ async fn main() {
         while t0.elapsed() < Duration::from_secs(seconds) {
             tick.tick().await;
             frame.seq = n;
-            frame.ts = now();
+            frame.ts = sportz_contract::unix_now();
             bus.publish(&frame).await.unwrap();
             n += 1;
         }
@@ -238,7 +232,7 @@ async fn main() {
         while t0.elapsed() < Duration::from_secs(seconds) {
             tick.tick().await;
             n += 1;
-            let body = json!({"sequence": n, "eventType": "load", "message": "load test", "metadata": {"sentAt": now()}});
+            let body = json!({"sequence": n, "eventType": "load", "message": "load test", "metadata": {"sentAt": sportz_contract::unix_now()}});
             let _ = http2
                 .post(format!("{base2}/matches/{m2}/commentary"))
                 .bearer_auth(TOKEN)

@@ -165,7 +165,7 @@ async fn publish_match_status(
     let env = Envelope {
         match_id: m.id,
         session_id: session,
-        ts: crate::rest::unix_now(),
+        ts: sportz_contract::unix_now(),
         seq: 0,
         payload: Payload::Status(StatusData {
             status,

@@ -41,7 +41,7 @@ pub fn bus_error_message(m: MatchId, why: &str) -> String {
     Envelope {
         match_id: m,
         session_id: None,
-        ts: crate::rest::unix_now(),
+        ts: sportz_contract::unix_now(),
         seq: 0,
         payload: Payload::Error(ErrorData {
             code: ErrorData::BUS_UNAVAILABLE.to_owned(),

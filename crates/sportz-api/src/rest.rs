@@ -3,7 +3,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
@@ -27,12 +27,6 @@ use crate::error::{ApiError, ApiResult};
 use crate::fanout::broadcast_or_log;
 use crate::sessions::{self, Action};
 use crate::validate::Body;
-
-pub fn unix_now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
-}
 
 type S = State<Arc<AppState>>;
 
@@ -478,25 +472,9 @@ async fn list_events(
 pub fn fit_calibration(
     pairs: &[PointPair],
 ) -> Result<sportz_vision::pitch::ReprojectionError, String> {
-    let converted: Vec<sportz_vision::pitch::PointPair> = pairs
-        .iter()
-        .map(|p| sportz_vision::pitch::PointPair {
-            image: sportz_vision::Point {
-                x: p.pixel.x,
-                y: p.pixel.y,
-            },
-            pitch: sportz_vision::Point {
-                x: p.pitch.x,
-                y: p.pitch.y,
-            },
-        })
-        .collect();
-    sportz_vision::pitch::Calibration::fit(
-        &converted,
-        &sportz_vision::pitch::RansacConfig::default(),
-    )
-    .map(|c| c.error)
-    .map_err(|e| e.to_string())
+    sportz_vision::pitch::Calibration::fit_contract(pairs)
+        .map(|c| c.error)
+        .map_err(|e| e.to_string())
 }
 
 fn calibration_view(pairs: &[PointPair]) -> Value {

@@ -291,7 +291,7 @@ async fn snapshot(st: &AppState, row: &sportz_store::Match) -> Result<Vec<String
         Envelope {
             match_id: m,
             session_id: row.current_session_id,
-            ts: crate::rest::unix_now(),
+            ts: sportz_contract::unix_now(),
             seq: 0,
             payload: Payload::Status(StatusData {
                 status: session.as_ref().map(|s| s.status),
