@@ -6,8 +6,8 @@
 use axum::http::HeaderMap;
 use sportz_store::{Store, TokenRole};
 
-use crate::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
 
 /// Creates the first operator token when none exists; returns it (to show once).
 ///

@@ -27,7 +27,7 @@ use sportz_store::{
     MatchFilter, NewEvent, PageRequest, SessionStats, SessionStatusUpdate, StoreError,
 };
 
-use crate::AppState;
+use crate::state::AppState;
 
 const RETRY: Duration = Duration::from_secs(1);
 

@@ -10,8 +10,8 @@ use sportz_bus::{SubEvent, Topic};
 use sportz_contract::keys::{self, Channel};
 use sportz_contract::match_centre::ServerMessage;
 
-use crate::AppState;
 use crate::error::ApiResult;
+use crate::state::AppState;
 
 /// Publishes a match-centre message for every instance.
 ///

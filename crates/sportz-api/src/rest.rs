@@ -21,11 +21,11 @@ use sportz_store::{
     EventFilter, MatchFilter, MatchUpdate, NewCommentary, NewMatch, PageRequest, ProcessingSettings,
 };
 
-use crate::AppState;
 use crate::auth::{bearer, require_operator, require_reader};
 use crate::error::{ApiError, ApiResult};
 use crate::fanout::broadcast_or_log;
 use crate::sessions::{self, Action};
+use crate::state::AppState;
 use crate::validate::Body;
 
 type S = State<Arc<AppState>>;

@@ -16,8 +16,8 @@ use sportz_contract::status::{DesiredState, MatchStatus, SessionStatus};
 use sportz_contract::{Control, MatchId, SessionId, WorkerCommand};
 use sportz_store::{Match, SessionStatusUpdate};
 
-use crate::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {

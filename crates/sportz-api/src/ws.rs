@@ -27,10 +27,10 @@ use sportz_bus::BusError;
 use sportz_contract::match_centre::{ClientMessage, ServerMessage};
 use sportz_contract::{Envelope, MatchId, Payload, StatusData};
 
-use crate::AppState;
 use crate::error::ApiError;
 use crate::queue::{ClientQueue, Next};
 use crate::relay::{CLOSE_BUS_UNAVAILABLE, bus_error_message};
+use crate::state::AppState;
 
 pub const CLOSE_GOING_AWAY: u16 = 1001;
 pub const CLOSE_UNAUTHORIZED: u16 = 4401;

@@ -1,0 +1,108 @@
+//! What every handler, consumer and socket shares: the configuration ([`ApiConfig`]) and the
+//! state built from it at start ([`AppState`]: the bus, the store, the `/ws` hubs, the limiters,
+//! the metrics and the shutdown token).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use sportz_bus::ContractBus;
+use sportz_store::Store;
+use tokio_util::sync::CancellationToken;
+
+use crate::{centre, metrics, ratelimit, relay};
+
+/// How the API behaves. [`ApiConfig::default`] is the production setting.
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    /// This instance's consumer name on the streams.
+    pub instance_id: String,
+    /// The built web UI (`ui/dist`), served at `/`.
+    pub ui_dir: Option<PathBuf>,
+    /// A fixed operator token (else one is created on first start and shown once).
+    pub operator_token: Option<String>,
+    /// Require a viewer (or operator) token to read and watch.
+    pub require_viewer_token: bool,
+    /// Extra origins allowed to open WebSockets (same-origin is always allowed).
+    pub allowed_origins: Vec<String>,
+    /// HTTP requests per client: `burst` per `period` (seed: 50 per 10 s).
+    pub http_rate: ratelimit::Rate,
+    /// WebSocket upgrades per client (seed: 5 per 2 s).
+    pub ws_rate: ratelimit::Rate,
+    /// Server ping interval; sockets that did not pong since the last ping are terminated.
+    pub ping_interval: Duration,
+    /// A start nobody picked up within this is failed.
+    pub start_timeout: Duration,
+    pub watchdog_every: Duration,
+    /// Reliable messages a client may have unsent before it is closed with 4008.
+    pub client_queue: usize,
+    /// Request body and WebSocket message limit.
+    pub max_message_bytes: usize,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        Self {
+            instance_id: format!("api-{}", std::process::id()),
+            ui_dir: None,
+            operator_token: None,
+            require_viewer_token: false,
+            allowed_origins: Vec::new(),
+            http_rate: ratelimit::Rate::new(50, Duration::from_secs(10)),
+            ws_rate: ratelimit::Rate::new(5, Duration::from_secs(2)),
+            ping_interval: Duration::from_secs(30),
+            start_timeout: Duration::from_secs(45),
+            watchdog_every: Duration::from_secs(5),
+            client_queue: 1024,
+            max_message_bytes: 1 << 20,
+        }
+    }
+}
+
+/// Everything the handlers share.
+#[derive(Debug)]
+pub struct AppState {
+    pub config: ApiConfig,
+    pub bus: ContractBus,
+    pub store: Arc<dyn Store>,
+    pub metrics: Arc<metrics::Metrics>,
+    pub centre: centre::CentreHub,
+    pub relays: Arc<relay::MatchRelays>,
+    pub http_limiter: ratelimit::Limiter,
+    pub ws_limiter: ratelimit::Limiter,
+    pub shutdown: CancellationToken,
+    /// Set once the fan-out subscription is live (part of readiness).
+    pub fanout_ready: AtomicBool,
+    next_client: AtomicU64,
+}
+
+impl AppState {
+    /// The state of a freshly started API (the fan-out not yet subscribed).
+    #[must_use]
+    pub fn new(
+        config: ApiConfig,
+        bus: ContractBus,
+        store: Arc<dyn Store>,
+        shutdown: CancellationToken,
+    ) -> Self {
+        Self {
+            http_limiter: ratelimit::Limiter::new(config.http_rate),
+            ws_limiter: ratelimit::Limiter::new(config.ws_rate),
+            config,
+            bus,
+            store,
+            metrics: Arc::default(),
+            centre: centre::CentreHub::default(),
+            relays: Arc::default(),
+            shutdown,
+            fanout_ready: AtomicBool::new(false),
+            next_client: AtomicU64::new(1),
+        }
+    }
+
+    /// A process-unique id for a WebSocket client.
+    pub fn next_client_id(&self) -> u64 {
+        self.next_client.fetch_add(1, Ordering::Relaxed)
+    }
+}
