@@ -10,7 +10,7 @@
 
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
 use serde::{Deserialize, Serialize};
 
@@ -203,45 +203,19 @@ fn write_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), Synth
 }
 
 fn spawn_ffmpeg(cfg: &SynthConfig, ff: &FfmpegOptions, video: &Path) -> Result<Child, SynthError> {
-    let size = format!("{}x{}", cfg.width, cfg.height);
-    let fps = cfg.fps.to_string();
-    let crf = ff.crf.to_string();
-    let mut cmd = Command::new(&ff.program);
-    cmd.args([
-        "-hide_banner",
-        "-loglevel",
-        "error",
-        "-nostdin",
-        "-y",
-        "-f",
-        "rawvideo",
-        "-pix_fmt",
-        "rgb24",
-        "-s",
-        &size,
-        "-r",
-        &fps,
-        "-i",
-        "-",
-    ])
-    .args([
-        "-c:v",
-        "libx264",
-        "-preset",
-        &ff.preset,
-        "-crf",
-        &crf,
-        "-pix_fmt",
-        "yuv420p",
-        "-r",
-        &fps,
-        "-movflags",
-        "+faststart",
-    ])
-    .arg(video)
-    .stdin(Stdio::piped())
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped());
+    let encode = sportz_media::Encode {
+        program: ff.program.as_os_str(),
+        preset: &ff.preset,
+        crf: ff.crf,
+        faststart: true,
+        ..sportz_media::Encode::new(
+            sportz_media::RawPixels::Rgb24,
+            cfg.width,
+            cfg.height,
+            f64::from(cfg.fps),
+        )
+    };
+    let mut cmd = encode.command(video);
     cmd.spawn().map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             SynthError::FfmpegMissing {
