@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ApiResult;
 use crate::state::{ApiConfig, AppState};
-use crate::{auth, consumers, fanout, rest};
+use crate::{auth, consumers, fanout, router};
 
 /// A running API: the router to serve and its background tasks.
 #[derive(Debug)]
@@ -53,7 +53,7 @@ impl Api {
 
     /// The HTTP router.
     pub fn router(&self) -> axum::Router {
-        rest::router(self.state.clone())
+        router::router(self.state.clone())
     }
 
     /// Serves on `listener` until the shutdown token is cancelled; then sockets are closed

@@ -1,0 +1,101 @@
+//! The score (broadcasts `score_update` to everyone) and commentary (to the match's room).
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use sportz_contract::match_centre::{ScoreUpdate, ServerMessage};
+use sportz_store::NewCommentary;
+
+use super::{PageQuery, S, data, page, parse_id, reader};
+use crate::auth::require_operator;
+use crate::error::ApiResult;
+use crate::fanout::broadcast_or_log;
+use crate::validate::Body;
+
+pub(crate) async fn update_score(
+    State(st): S,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    require_operator(&st, &headers).await?;
+    let id = parse_id(&id)?;
+    let Json(raw) = body?;
+    let mut b = Body::new(raw)?;
+    let home = b.req_u32("homeScore", 0..=999);
+    let away = b.req_u32("awayScore", 0..=999);
+    b.finish()?;
+    let (home, away) = (home.unwrap_or_default(), away.unwrap_or_default());
+    let m = st.store.update_score(id, home, away).await?;
+    let msg = ServerMessage::ScoreUpdate {
+        data: ScoreUpdate {
+            match_id: id,
+            home_score: m.home_score,
+            away_score: m.away_score,
+        },
+    };
+    broadcast_or_log(&st, &msg, "score_update").await;
+    Ok(data(m.to_dto(sportz_store::now())))
+}
+
+pub(crate) async fn list_commentary(
+    State(st): S,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Query(q): Query<PageQuery>,
+) -> ApiResult<Json<Value>> {
+    reader(&st, &headers).await?;
+    let p = st.store.list_commentary(parse_id(&id)?, q.page()).await?;
+    let items: Vec<sportz_contract::match_centre::CommentaryDto> =
+        p.items.into_iter().map(Into::into).collect();
+    Ok(page(items, p.next_cursor))
+}
+
+pub(crate) async fn add_commentary(
+    State(st): S,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+) -> ApiResult<Response> {
+    require_operator(&st, &headers).await?;
+    let id = parse_id(&id)?;
+    let Json(raw) = body?;
+    let mut b = Body::new(raw)?;
+    let sequence = b.req_u32("sequence", 1..=u32::MAX);
+    let event_type = b.req_str("eventType", 50);
+    let message = b.req_str("message", 2000);
+    let minute = b.opt_u32("minute", 0..=200).flatten();
+    let period = b.opt_str("period", 50).flatten();
+    let actor = b.opt_str("actor", 100).flatten();
+    let team = b.opt_str("team", 100).flatten();
+    let metadata = b.opt_object("metadata").flatten();
+    let tags = b.opt_strings("tags", 20, 50).unwrap_or_default();
+    b.finish()?;
+    let row = st
+        .store
+        .add_commentary(NewCommentary {
+            match_id: id,
+            minute,
+            sequence: sequence.unwrap_or_default(),
+            period,
+            event_type: event_type.unwrap_or_default(),
+            actor,
+            team,
+            message: message.unwrap_or_default(),
+            metadata,
+            tags,
+        })
+        .await?;
+    let dto: sportz_contract::match_centre::CommentaryDto = row.into();
+    broadcast_or_log(
+        &st,
+        &ServerMessage::Commentary {
+            data: Box::new(dto.clone()),
+        },
+        "commentary",
+    )
+    .await;
+    Ok((StatusCode::CREATED, data(dto)).into_response())
+}

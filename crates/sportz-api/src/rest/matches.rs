@@ -1,0 +1,213 @@
+//! Matches: list (filters, pages), create (broadcasts `match_created`), get, update (broadcasts
+//! `match_updated`), delete.
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::Value;
+use sportz_contract::match_centre::{MatchPhase, ServerMessage};
+use sportz_contract::status::MatchStatus;
+use sportz_store::{MatchFilter, MatchUpdate, NewMatch, ProcessingSettings};
+
+use super::{PageQuery, S, data, page, parse_id, reader};
+use crate::auth::require_operator;
+use crate::error::{ApiError, ApiResult};
+use crate::fanout::broadcast_or_log;
+use crate::sessions;
+use crate::validate::Body;
+
+pub(crate) async fn list_matches(
+    State(st): S,
+    headers: HeaderMap,
+    Query(q): Query<PageQuery>,
+) -> ApiResult<Json<Value>> {
+    reader(&st, &headers).await?;
+    let status = q
+        .status
+        .as_deref()
+        .map(str::parse::<MatchStatus>)
+        .transpose()
+        .map_err(|e| ApiError::field("status", e))?;
+    let phase = match q.phase.as_deref() {
+        None => None,
+        Some("scheduled") => Some((MatchPhase::Scheduled, sportz_store::now())),
+        Some("live") => Some((MatchPhase::Live, sportz_store::now())),
+        Some("finished") => Some((MatchPhase::Finished, sportz_store::now())),
+        Some(other) => {
+            return Err(ApiError::field(
+                "phase",
+                format!("unknown phase `{other}`, expected scheduled, live or finished"),
+            ));
+        }
+    };
+    let p = st
+        .store
+        .list_matches(MatchFilter {
+            status,
+            phase,
+            page: q.page(),
+        })
+        .await?;
+    let now = sportz_store::now();
+    Ok(page(
+        p.items.iter().map(|m| m.to_dto(now)).collect(),
+        p.next_cursor,
+    ))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SettingsBody {
+    target_fps: Option<f64>,
+    realtime: Option<bool>,
+    model: Option<String>,
+    confidence_threshold: Option<f64>,
+    enable_tracking: Option<bool>,
+    enable_teams: Option<bool>,
+    enable_events: Option<bool>,
+}
+
+fn settings_field(
+    body: &Value,
+    base: &ProcessingSettings,
+) -> Result<Option<ProcessingSettings>, ApiError> {
+    let Some(v) = body.get("settings").filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    let s: SettingsBody = serde_json::from_value(v.clone()).map_err(|e| {
+        ApiError::field(
+            "settings",
+            format!("{e}; expected {{targetFps?, realtime?, model?, confidenceThreshold?, enableTracking?, enableTeams?, enableEvents?}}"),
+        )
+    })?;
+    let mut out = base.clone();
+    if let Some(f) = s.target_fps {
+        if !(f.is_finite() && f > 0.0 && f <= 120.0) {
+            return Err(ApiError::field(
+                "settings.targetFps",
+                "expected a number of frames per second from 0 to 120",
+            ));
+        }
+        out.target_fps = Some(f);
+    }
+    if let Some(c) = s.confidence_threshold {
+        if !(0.0..=1.0).contains(&c) {
+            return Err(ApiError::field(
+                "settings.confidenceThreshold",
+                "expected a number from 0 to 1",
+            ));
+        }
+        out.confidence_threshold = c;
+    }
+    out.realtime = s.realtime.unwrap_or(out.realtime);
+    out.model = s.model.or(out.model);
+    out.enable_tracking = s.enable_tracking.unwrap_or(out.enable_tracking);
+    out.enable_teams = s.enable_teams.unwrap_or(out.enable_teams);
+    out.enable_events = s.enable_events.unwrap_or(out.enable_events);
+    Ok(Some(out))
+}
+
+pub(crate) async fn create_match(
+    State(st): S,
+    headers: HeaderMap,
+    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+) -> ApiResult<Response> {
+    require_operator(&st, &headers).await?;
+    let Json(raw) = body?;
+    let settings = settings_field(&raw, &ProcessingSettings::default())?;
+    let mut b = Body::new(raw)?;
+    let home = b.req_str("homeTeam", 100);
+    let away = b.req_str("awayTeam", 100);
+    let name = b.opt_str("name", 200).flatten();
+    let sport = b.opt_str("sport", 50).flatten();
+    let competition = b.opt_str("competition", 200).flatten();
+    let start = b.opt_time("startTime").flatten();
+    let end = b.opt_time("endTime").flatten();
+    let source = b.opt_video_source("videoSource").flatten();
+    b.finish()?;
+    let (home, away) = (home.unwrap_or_default(), away.unwrap_or_default());
+    if let (Some(s), Some(e)) = (start, end)
+        && e < s
+    {
+        return Err(ApiError::field("endTime", "must not be before startTime"));
+    }
+    let name = name.unwrap_or_else(|| format!("{home} v {away}"));
+    let mut new = NewMatch::new(&name, &home, &away);
+    if let Some(s) = sport {
+        new.sport = s;
+    }
+    new.competition = competition;
+    new.start_time = start;
+    new.end_time = end;
+    new.video_source = source;
+    if let Some(s) = settings {
+        new.settings = s;
+    }
+    let m = st.store.create_match(new).await?;
+    let dto = m.to_dto(sportz_store::now());
+    broadcast_or_log(
+        &st,
+        &ServerMessage::MatchCreated {
+            data: Box::new(dto.clone()),
+        },
+        "match_created",
+    )
+    .await;
+    Ok((StatusCode::CREATED, data(dto)).into_response())
+}
+
+pub(crate) async fn get_match(
+    State(st): S,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    reader(&st, &headers).await?;
+    let m = st.store.get_match(parse_id(&id)?).await?;
+    Ok(data(m.to_dto(sportz_store::now())))
+}
+
+pub(crate) async fn update_match(
+    State(st): S,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    require_operator(&st, &headers).await?;
+    let id = parse_id(&id)?;
+    let Json(raw) = body?;
+    let current = st.store.get_match(id).await?;
+    let settings = settings_field(&raw, &current.settings)?;
+    let mut b = Body::new(raw)?;
+    let update = MatchUpdate {
+        name: b.opt_str("name", 200).flatten(),
+        sport: b.opt_str("sport", 50).flatten(),
+        home_team: b.opt_str("homeTeam", 100).flatten(),
+        away_team: b.opt_str("awayTeam", 100).flatten(),
+        competition: b.opt_str("competition", 200),
+        start_time: b.opt_time("startTime"),
+        end_time: b.opt_time("endTime"),
+        video_source: b.opt_video_source("videoSource"),
+        settings,
+        ..MatchUpdate::default()
+    };
+    b.finish()?;
+    let m = st.store.update_match(id, update).await?;
+    sessions::announce(&st, &m).await;
+    Ok(data(m.to_dto(sportz_store::now())))
+}
+
+pub(crate) async fn delete_match(
+    State(st): S,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    require_operator(&st, &headers).await?;
+    let id = parse_id(&id)?;
+    st.store.delete_match(id).await?;
+    if let Err(e) = st.bus.raw().del(&sportz_contract::keys::control(&id)).await {
+        tracing::warn!(match_id = %id, "control key not removed: {e}");
+    }
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,47 @@
+//! Workers (from their heartbeats), health, liveness and Prometheus metrics.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::{S, data, reader};
+use crate::error::ApiResult;
+
+pub(crate) async fn workers(State(st): S, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    reader(&st, &headers).await?;
+    Ok(data(st.bus.heartbeats().await?))
+}
+
+pub(crate) async fn health(State(st): S) -> Response {
+    let bus = st.bus.raw().ping().await;
+    let store = st.store.ping().await;
+    let fanout = st.fanout_ready.load(std::sync::atomic::Ordering::SeqCst);
+    let ready = bus.is_ok() && store.is_ok() && fanout;
+    let body = json!({
+        "live": true,
+        "ready": ready,
+        "bus": {"backend": st.bus.raw().backend(), "ok": bus.is_ok(), "error": bus.err().map(|e| e.to_string())},
+        "store": {"ok": store.is_ok(), "error": store.err().map(|e| e.to_string())},
+        "fanout": fanout,
+    });
+    let code = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (code, Json(body)).into_response()
+}
+
+pub(crate) async fn live() -> Json<Value> {
+    Json(json!({"live": true}))
+}
+
+pub(crate) async fn prometheus(State(st): S) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        st.metrics.encode(),
+    )
+        .into_response()
+}
