@@ -96,10 +96,6 @@ impl WorkerSettings {
     }
 }
 
-fn unix_now() -> f64 {
-    session::unix_now()
-}
-
 type Active = Arc<Mutex<HashMap<MatchId, JoinHandle<()>>>>;
 
 fn active_matches(active: &Active) -> Vec<MatchId> {
@@ -122,7 +118,7 @@ pub async fn run(
 ) -> Result<(), BusError> {
     let settings = Arc::new(settings);
     let active: Active = Arc::default();
-    let started_at = unix_now();
+    let started_at = sportz_contract::unix_now();
     tracing::info!(
         worker_id = %settings.worker_id,
         capacity = settings.capacity,
@@ -158,7 +154,7 @@ pub async fn run(
                     active_matches: active_matches(&active),
                     capacity: settings.capacity,
                     started_at,
-                    ts: unix_now(),
+                    ts: sportz_contract::unix_now(),
                 };
                 if let Err(e) = bus.write_heartbeat(&beat).await {
                     tracing::debug!("heartbeat not written: {e}");

@@ -12,7 +12,7 @@
 //! Offline (a file read as fast as possible) nothing is dropped: the reader waits.
 
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use sportz_bus::ContractBus;
 use sportz_contract::status::{DesiredState, SessionStatus};
@@ -27,12 +27,6 @@ use crate::WorkerSettings;
 use crate::analyzer::{Analysis, Analyzer};
 use crate::metrics::SessionMetrics;
 use crate::source::{self, Decoder, Probe, SourceEvent, VideoFrame};
-
-pub(crate) fn unix_now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
-}
 
 /// Publishes the session's messages with one sequence.
 #[derive(Debug)]
@@ -51,7 +45,12 @@ impl Publisher {
         self.seq
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .envelope(self.match_id, self.session_id, unix_now(), payload)
+            .envelope(
+                self.match_id,
+                self.session_id,
+                sportz_contract::unix_now(),
+                payload,
+            )
     }
 
     fn warn(&self, what: &str, e: &sportz_bus::BusError) {

@@ -79,7 +79,7 @@ impl SyntheticSource {
                     let frame = VideoFrame {
                         frame_number: n,
                         video_timestamp: n as f64 / fps,
-                        read_at: crate::session::unix_now(),
+                        read_at: sportz_contract::unix_now(),
                         read_instant: Instant::now(),
                         width: img.width,
                         height: img.height,

@@ -20,7 +20,7 @@ use sportz_vision::ball::{BallConfig, BallTracker};
 use sportz_vision::detect::{DecodeConfig, Detection, Detections};
 use sportz_vision::events::{EventConfig, EventEngine, EventFrame};
 use sportz_vision::frame::{EventIds, FrameMeta, build_frame, event_data, event_inputs};
-use sportz_vision::pitch::{Calibration, PointPair, RansacConfig};
+use sportz_vision::pitch::Calibration;
 use sportz_vision::teams::{TeamAssigner, TeamConfig, torso_colour};
 use sportz_vision::track::{ByteTracker, TrackerConfig};
 
@@ -265,20 +265,10 @@ impl VisionSettings {
                 );
                 None
             }
-            _ => {
-                let pairs: Vec<PointPair> = config
-                    .calibration
-                    .iter()
-                    .map(|p| PointPair {
-                        image: sportz_vision::Point::new(p.pixel.x, p.pixel.y),
-                        pitch: sportz_vision::Point::new(p.pitch.x, p.pitch.y),
-                    })
-                    .collect();
-                Some(
-                    Calibration::fit(&pairs, &RansacConfig::default())
-                        .map_err(|e| format!("calibration rejected: {e}"))?,
-                )
-            }
+            _ => Some(
+                Calibration::fit_contract(&config.calibration)
+                    .map_err(|e| format!("calibration rejected: {e}"))?,
+            ),
         };
         Ok(Self {
             confidence,
