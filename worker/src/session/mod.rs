@@ -10,280 +10,34 @@
 //! In live mode a frame that arrives while the analyser is busy replaces the waiting one and is
 //! counted in `dropped_frames`: frames are dropped before inference, never queued without bound.
 //! Offline (a file read as fast as possible) nothing is dropped: the reader waits.
+//!
+//! - `publisher`: the one sequence of the session's messages, and the publisher task.
+//! - `analyser`: the latest-wins frame slot and the analyser thread.
+//! - `control`: the control-key watcher (run, pause, stop, superseded).
+//! - `lease`: the lease keeper.
 
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+mod analyser;
+mod control;
+mod lease;
+mod publisher;
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use sportz_bus::ContractBus;
-use sportz_contract::status::{DesiredState, SessionStatus};
+use sportz_contract::status::SessionStatus;
 use sportz_contract::worker::{SessionConfig, VideoSource};
-use sportz_contract::{
-    Envelope, ErrorData, Lease, MatchId, Payload, Sequencer, SessionId, StatusData,
-};
-use tokio::sync::{mpsc, watch};
+use sportz_contract::{ErrorData, Lease, MatchId, SessionId};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::WorkerSettings;
-use crate::analyzer::{Analysis, Analyzer};
 use crate::metrics::SessionMetrics;
-use crate::source::{self, Decoder, Probe, SourceEvent, VideoFrame};
-
-/// Publishes the session's messages with one sequence.
-#[derive(Debug)]
-pub(crate) struct Publisher {
-    bus: ContractBus,
-    match_id: MatchId,
-    session_id: SessionId,
-    worker_id: String,
-    seq: Mutex<Sequencer>,
-    /// Rate-limits "bus unavailable" warnings.
-    last_warn: Mutex<Option<Instant>>,
-}
-
-impl Publisher {
-    fn envelope(&self, payload: Payload) -> Envelope {
-        self.seq
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .envelope(
-                self.match_id,
-                self.session_id,
-                sportz_contract::unix_now(),
-                payload,
-            )
-    }
-
-    fn warn(&self, what: &str, e: &sportz_bus::BusError) {
-        let mut last = self
-            .last_warn
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if last.is_none_or(|t| t.elapsed() > Duration::from_secs(5)) {
-            *last = Some(Instant::now());
-            tracing::warn!(match_id = %self.match_id, "cannot publish {what}: {e}");
-        }
-    }
-
-    /// Publishes a status; terminal statuses are retried for up to a minute while the bus is
-    /// down, so the API learns how the session ended.
-    pub(crate) async fn status(&self, status: SessionStatus, message: Option<String>) {
-        tracing::info!(match_id = %self.match_id, session_id = %self.session_id, status = status.as_str(), message = message.as_deref().unwrap_or(""), "session status");
-        let env = self.envelope(Payload::Status(StatusData {
-            status: Some(status),
-            match_status: None,
-            message,
-            worker_id: Some(self.worker_id.clone()),
-        }));
-        let deadline = Instant::now()
-            + if status.is_terminal() {
-                Duration::from_secs(60)
-            } else {
-                Duration::ZERO
-            };
-        loop {
-            match self.bus.publish(&env).await {
-                Ok(()) => return,
-                Err(e) if Instant::now() < deadline => {
-                    self.warn("a status", &e);
-                    tokio::time::sleep(Duration::from_millis(500)).await;
-                }
-                Err(e) => return self.warn("a status", &e),
-            }
-        }
-    }
-
-    pub(crate) async fn error(&self, code: &str, message: &str) {
-        let env = self.envelope(Payload::Error(ErrorData {
-            code: code.to_owned(),
-            message: message.to_owned(),
-        }));
-        if let Err(e) = self.bus.publish(&env).await {
-            self.warn("an error", &e);
-        }
-    }
-
-    async fn send(&self, payload: Payload, what: &str) {
-        let env = self.envelope(payload);
-        if let Err(e) = self.bus.publish(&env).await {
-            self.warn(what, &e);
-        }
-    }
-}
-
-/// What the control key currently asks of this session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Wanted {
-    Run,
-    Pause,
-    Stop(String),
-}
-
-/// Watches `match:{id}:control`. A missing key (e.g. Redis restarted empty) is no evidence:
-/// the session keeps its last instruction.
-fn watch_control(
-    bus: ContractBus,
-    m: MatchId,
-    session: SessionId,
-    every: Duration,
-    cancel: CancellationToken,
-) -> watch::Receiver<Wanted> {
-    let (tx, rx) = watch::channel(Wanted::Run);
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(every);
-        loop {
-            tokio::select! {
-                () = cancel.cancelled() => return,
-                _ = tick.tick() => {}
-            }
-            let wanted = match bus.control(&m).await {
-                Ok(Some(c)) if c.session_id != session => {
-                    Wanted::Stop(format!("superseded by session {}", c.session_id))
-                }
-                Ok(Some(c)) => match c.state {
-                    DesiredState::Running => Wanted::Run,
-                    DesiredState::Paused => Wanted::Pause,
-                    DesiredState::Stopped => Wanted::Stop("stop requested".to_owned()),
-                },
-                Ok(None) | Err(_) => continue,
-            };
-            if *tx.borrow() != wanted && tx.send(wanted).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-/// Refreshes the lease every second. Resolves with the reason when the lease is lost to
-/// another worker; bus outages are waited out (the lease is re-taken when the key is gone).
-async fn keep_lease(bus: ContractBus, m: MatchId, lease: Lease, every: Duration) -> String {
-    let mut tick = tokio::time::interval(every);
-    loop {
-        tick.tick().await;
-        match bus.refresh_lease(&m, &lease).await {
-            Ok(true) | Err(_) => continue,
-            Ok(false) => {}
-        }
-        // not ours: re-take it if nobody holds it (e.g. it expired during a bus outage)
-        match bus.acquire_lease(&m, &lease).await {
-            Ok(true) | Err(_) => {}
-            Ok(false) => {
-                let holder = bus.lease(&m).await.ok().flatten().map_or_else(
-                    || "another worker".to_owned(),
-                    |l| format!("worker {}", l.worker_id),
-                );
-                return format!("lease lost to {holder}");
-            }
-        }
-    }
-}
-
-/// A single-frame slot between the session loop and the analyser thread.
-#[derive(Debug, Default)]
-struct Slot {
-    state: Mutex<(Option<VideoFrame>, bool)>,
-    changed: Condvar,
-}
-
-impl Slot {
-    /// Puts a frame; returns true when it replaced one the analyser had not taken (a drop).
-    fn put(&self, f: VideoFrame) -> bool {
-        let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let dropped = s.0.replace(f).is_some();
-        self.changed.notify_all();
-        dropped
-    }
-
-    /// Waits until the slot is empty (offline mode: no drops).
-    fn wait_empty(&self) {
-        let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        while s.0.is_some() && !s.1 {
-            s = self.changed.wait(s).unwrap_or_else(PoisonError::into_inner);
-        }
-    }
-
-    fn take(&self) -> Option<VideoFrame> {
-        let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        loop {
-            if let Some(f) = s.0.take() {
-                self.changed.notify_all();
-                return Some(f);
-            }
-            if s.1 {
-                return None;
-            }
-            s = self.changed.wait(s).unwrap_or_else(PoisonError::into_inner);
-        }
-    }
-
-    fn close(&self) {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner).1 = true;
-        self.changed.notify_all();
-    }
-}
-
-type Analysed = Result<(Analysis, Instant), String>;
-
-fn spawn_analyser(mut analyzer: Box<dyn Analyzer>, slot: Arc<Slot>, tx: mpsc::Sender<Analysed>) {
-    let spawned = std::thread::Builder::new()
-        .name("analyser".into())
-        .spawn(move || {
-            while let Some(frame) = slot.take() {
-                let out = analyzer.analyze(&frame).map(|a| (a, frame.read_instant));
-                let failed = out.is_err();
-                if tx.blocking_send(out).is_err() || failed {
-                    break;
-                }
-            }
-            slot.close();
-        });
-    if let Err(e) = spawned {
-        tracing::error!("cannot start the analyser thread: {e}");
-    }
-}
-
-/// Publishes analysed frames, their events and the metrics once per second.
-async fn publish_loop(
-    publisher: Arc<Publisher>,
-    mut rx: mpsc::Receiver<Analysed>,
-    metrics: Arc<Mutex<SessionMetrics>>,
-    gpu: crate::gpu::GpuProbe,
-) -> Option<String> {
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
-    tick.tick().await;
-    loop {
-        tokio::select! {
-            item = rx.recv() => match item {
-                None => {
-                    // the session's final figures
-                    let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner).snapshot(Instant::now());
-                    m.gpu = gpu.current();
-                    publisher.send(Payload::Metrics(m), "metrics").await;
-                    return None;
-                }
-                Some(Err(e)) => return Some(e),
-                Some(Ok((mut a, read_at))) => {
-                    let latency_ms = read_at.elapsed().as_secs_f64() * 1000.0;
-                    a.frame.latency_ms = latency_ms;
-                    let n_events = a.events.len();
-                    publisher.send(Payload::Frame(Box::new(a.frame)), "a frame").await;
-                    for e in a.events {
-                        publisher.send(Payload::Event(e), "an event").await;
-                    }
-                    metrics
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .frame_done(Instant::now(), a.detect_ms, latency_ms, n_events);
-                }
-            },
-            _ = tick.tick() => {
-                let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner).snapshot(Instant::now());
-                m.gpu = gpu.current();
-                publisher.send(Payload::Metrics(m), "metrics").await;
-            }
-        }
-    }
-}
+use crate::source::{self, Decoder, Probe, SourceEvent};
+use analyser::{Slot, spawn_analyser};
+use control::{Wanted, watch_control};
+use lease::keep_lease;
+use publisher::{Publisher, publish_loop};
 
 /// Everything a session needs.
 #[derive(Debug, Clone)]
@@ -306,14 +60,12 @@ enum Ended {
 
 /// Runs a session to its end. `started` fires once `starting` is published.
 pub(crate) async fn run(ctx: SessionCtx, started: tokio::sync::oneshot::Sender<()>) {
-    let publisher = Arc::new(Publisher {
-        bus: ctx.bus.clone(),
-        match_id: ctx.match_id,
-        session_id: ctx.session_id,
-        worker_id: ctx.worker_id.clone(),
-        seq: Mutex::new(Sequencer::new()),
-        last_warn: Mutex::new(None),
-    });
+    let publisher = Arc::new(Publisher::new(
+        ctx.bus.clone(),
+        ctx.match_id,
+        ctx.session_id,
+        ctx.worker_id.clone(),
+    ));
     publisher.status(SessionStatus::Starting, None).await;
     let _ = started.send(());
 
@@ -627,27 +379,5 @@ mod tests {
         let b = Duration::from_secs(1);
         let got: Vec<u64> = (1..=7).map(|a| reconnect_delay(b, a).as_secs()).collect();
         assert_eq!(got, [1, 2, 4, 8, 16, 30, 30]);
-    }
-
-    fn frame(n: u64) -> VideoFrame {
-        VideoFrame {
-            frame_number: n,
-            video_timestamp: 0.0,
-            read_at: 0.0,
-            read_instant: Instant::now(),
-            width: 1,
-            height: 1,
-            rgb: vec![0; 3],
-        }
-    }
-
-    #[test]
-    fn the_slot_keeps_the_latest_frame_and_counts_drops() {
-        let slot = Slot::default();
-        assert!(!slot.put(frame(1)));
-        assert!(slot.put(frame(2)), "frame 1 was never taken: dropped");
-        assert_eq!(slot.take().unwrap().frame_number, 2);
-        slot.close();
-        assert!(slot.take().is_none());
     }
 }

@@ -1,0 +1,156 @@
+//! The publisher stage: every message of a session goes out through one [`Publisher`] with one
+//! sequence (statuses, errors, frames, events, metrics), and [`publish_loop`] is the task that
+//! takes analysed frames from the analyser thread and publishes them, their events and the
+//! metrics once per second.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use sportz_bus::ContractBus;
+use sportz_contract::status::SessionStatus;
+use sportz_contract::{Envelope, ErrorData, MatchId, Payload, Sequencer, SessionId, StatusData};
+use tokio::sync::mpsc;
+
+use super::analyser::Analysed;
+use crate::metrics::SessionMetrics;
+
+/// Publishes the session's messages with one sequence.
+#[derive(Debug)]
+pub(crate) struct Publisher {
+    bus: ContractBus,
+    match_id: MatchId,
+    session_id: SessionId,
+    worker_id: String,
+    seq: Mutex<Sequencer>,
+    /// Rate-limits "bus unavailable" warnings.
+    last_warn: Mutex<Option<Instant>>,
+}
+
+impl Publisher {
+    pub(crate) fn new(
+        bus: ContractBus,
+        match_id: MatchId,
+        session_id: SessionId,
+        worker_id: String,
+    ) -> Self {
+        Self {
+            bus,
+            match_id,
+            session_id,
+            worker_id,
+            seq: Mutex::new(Sequencer::new()),
+            last_warn: Mutex::new(None),
+        }
+    }
+
+    fn envelope(&self, payload: Payload) -> Envelope {
+        self.seq
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .envelope(
+                self.match_id,
+                self.session_id,
+                sportz_contract::unix_now(),
+                payload,
+            )
+    }
+
+    fn warn(&self, what: &str, e: &sportz_bus::BusError) {
+        let mut last = self
+            .last_warn
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if last.is_none_or(|t| t.elapsed() > Duration::from_secs(5)) {
+            *last = Some(Instant::now());
+            tracing::warn!(match_id = %self.match_id, "cannot publish {what}: {e}");
+        }
+    }
+
+    /// Publishes a status; terminal statuses are retried for up to a minute while the bus is
+    /// down, so the API learns how the session ended.
+    pub(crate) async fn status(&self, status: SessionStatus, message: Option<String>) {
+        tracing::info!(match_id = %self.match_id, session_id = %self.session_id, status = status.as_str(), message = message.as_deref().unwrap_or(""), "session status");
+        let env = self.envelope(Payload::Status(StatusData {
+            status: Some(status),
+            match_status: None,
+            message,
+            worker_id: Some(self.worker_id.clone()),
+        }));
+        let deadline = Instant::now()
+            + if status.is_terminal() {
+                Duration::from_secs(60)
+            } else {
+                Duration::ZERO
+            };
+        loop {
+            match self.bus.publish(&env).await {
+                Ok(()) => return,
+                Err(e) if Instant::now() < deadline => {
+                    self.warn("a status", &e);
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                Err(e) => return self.warn("a status", &e),
+            }
+        }
+    }
+
+    pub(crate) async fn error(&self, code: &str, message: &str) {
+        let env = self.envelope(Payload::Error(ErrorData {
+            code: code.to_owned(),
+            message: message.to_owned(),
+        }));
+        if let Err(e) = self.bus.publish(&env).await {
+            self.warn("an error", &e);
+        }
+    }
+
+    async fn send(&self, payload: Payload, what: &str) {
+        let env = self.envelope(payload);
+        if let Err(e) = self.bus.publish(&env).await {
+            self.warn(what, &e);
+        }
+    }
+}
+
+/// Publishes analysed frames, their events and the metrics once per second.
+pub(crate) async fn publish_loop(
+    publisher: Arc<Publisher>,
+    mut rx: mpsc::Receiver<Analysed>,
+    metrics: Arc<Mutex<SessionMetrics>>,
+    gpu: crate::gpu::GpuProbe,
+) -> Option<String> {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.tick().await;
+    loop {
+        tokio::select! {
+            item = rx.recv() => match item {
+                None => {
+                    // the session's final figures
+                    let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner).snapshot(Instant::now());
+                    m.gpu = gpu.current();
+                    publisher.send(Payload::Metrics(m), "metrics").await;
+                    return None;
+                }
+                Some(Err(e)) => return Some(e),
+                Some(Ok((mut a, read_at))) => {
+                    let latency_ms = read_at.elapsed().as_secs_f64() * 1000.0;
+                    a.frame.latency_ms = latency_ms;
+                    let n_events = a.events.len();
+                    publisher.send(Payload::Frame(Box::new(a.frame)), "a frame").await;
+                    for e in a.events {
+                        publisher.send(Payload::Event(e), "an event").await;
+                    }
+                    metrics
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .frame_done(Instant::now(), a.detect_ms, latency_ms, n_events);
+                }
+            },
+            _ = tick.tick() => {
+                let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner).snapshot(Instant::now());
+                m.gpu = gpu.current();
+                publisher.send(Payload::Metrics(m), "metrics").await;
+            }
+        }
+    }
+}
