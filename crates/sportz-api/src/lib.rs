@@ -13,6 +13,7 @@ pub mod auth;
 pub mod centre;
 pub mod consumers;
 pub mod error;
+pub mod extract;
 pub mod fanout;
 pub mod metrics;
 pub mod openapi;

@@ -2,16 +2,16 @@
 //! the video to click landmarks on.
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, header};
+use axum::extract::{Query, State};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use sportz_contract::worker::{PointPair, VideoSource};
 use sportz_contract::{PITCH_LENGTH_M, PITCH_WIDTH_M};
 
-use super::{PageQuery, S, data, parse_id, reader};
-use crate::auth::require_operator;
+use super::{PageQuery, S, data};
 use crate::error::{ApiError, ApiResult};
+use crate::extract::{AppJson, MatchPath, Operator, Reader};
 
 /// Fits the pairs; the reprojection error on success, the reason on failure.
 pub fn fit_calibration(
@@ -37,23 +37,19 @@ fn calibration_view(pairs: &[PointPair]) -> Value {
 
 pub(crate) async fn get_calibration(
     State(st): S,
-    headers: HeaderMap,
-    Path(id): Path<String>,
+    _: Reader,
+    MatchPath(id): MatchPath,
 ) -> ApiResult<Json<Value>> {
-    reader(&st, &headers).await?;
-    let pairs = st.store.get_calibration(parse_id(&id)?).await?;
+    let pairs = st.store.get_calibration(id).await?;
     Ok(data(calibration_view(&pairs)))
 }
 
 pub(crate) async fn set_calibration(
     State(st): S,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+    _: Operator,
+    MatchPath(id): MatchPath,
+    AppJson(raw): AppJson<Value>,
 ) -> ApiResult<Json<Value>> {
-    require_operator(&st, &headers).await?;
-    let id = parse_id(&id)?;
-    let Json(raw) = body?;
     let pairs: Vec<PointPair> = raw
         .get("pairs")
         .cloned()
@@ -92,12 +88,11 @@ pub(crate) async fn set_calibration(
 /// A JPEG still of the match's video at `t` seconds, for clicking calibration landmarks.
 pub(crate) async fn still(
     State(st): S,
-    headers: HeaderMap,
-    Path(id): Path<String>,
     Query(q): Query<PageQuery>,
+    _: Reader,
+    MatchPath(id): MatchPath,
 ) -> ApiResult<Response> {
-    reader(&st, &headers).await?;
-    let m = st.store.get_match(parse_id(&id)?).await?;
+    let m = st.store.get_match(id).await?;
     let t = q.t.unwrap_or(0.0).max(0.0);
     let input = match &m.video_source {
         Some(

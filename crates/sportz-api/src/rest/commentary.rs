@@ -1,28 +1,25 @@
 //! The score (broadcasts `score_update` to everyone) and commentary (to the match's room).
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use sportz_contract::match_centre::{ScoreUpdate, ServerMessage};
 use sportz_store::NewCommentary;
 
-use super::{PageQuery, S, data, page, parse_id, reader};
-use crate::auth::require_operator;
+use super::{PageQuery, S, data, page};
 use crate::error::ApiResult;
+use crate::extract::{AppJson, MatchPath, Operator, Reader};
 use crate::fanout::broadcast_or_log;
 use crate::validate::Body;
 
 pub(crate) async fn update_score(
     State(st): S,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+    _: Operator,
+    MatchPath(id): MatchPath,
+    AppJson(raw): AppJson<Value>,
 ) -> ApiResult<Json<Value>> {
-    require_operator(&st, &headers).await?;
-    let id = parse_id(&id)?;
-    let Json(raw) = body?;
     let mut b = Body::new(raw)?;
     let home = b.req_u32("homeScore", 0..=999);
     let away = b.req_u32("awayScore", 0..=999);
@@ -42,12 +39,11 @@ pub(crate) async fn update_score(
 
 pub(crate) async fn list_commentary(
     State(st): S,
-    headers: HeaderMap,
-    Path(id): Path<String>,
     Query(q): Query<PageQuery>,
+    _: Reader,
+    MatchPath(id): MatchPath,
 ) -> ApiResult<Json<Value>> {
-    reader(&st, &headers).await?;
-    let p = st.store.list_commentary(parse_id(&id)?, q.page()).await?;
+    let p = st.store.list_commentary(id, q.page()).await?;
     let items: Vec<sportz_contract::match_centre::CommentaryDto> =
         p.items.into_iter().map(Into::into).collect();
     Ok(page(items, p.next_cursor))
@@ -55,13 +51,10 @@ pub(crate) async fn list_commentary(
 
 pub(crate) async fn add_commentary(
     State(st): S,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+    _: Operator,
+    MatchPath(id): MatchPath,
+    AppJson(raw): AppJson<Value>,
 ) -> ApiResult<Response> {
-    require_operator(&st, &headers).await?;
-    let id = parse_id(&id)?;
-    let Json(raw) = body?;
     let mut b = Body::new(raw)?;
     let sequence = b.req_u32("sequence", 1..=u32::MAX);
     let event_type = b.req_str("eventType", 50);

@@ -2,8 +2,8 @@
 //! `match_updated`), delete.
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::Value;
@@ -11,19 +11,18 @@ use sportz_contract::match_centre::{MatchPhase, ServerMessage};
 use sportz_contract::status::MatchStatus;
 use sportz_store::{MatchFilter, MatchUpdate, NewMatch, ProcessingSettings};
 
-use super::{PageQuery, S, data, page, parse_id, reader};
-use crate::auth::require_operator;
+use super::{PageQuery, S, data, page};
 use crate::error::{ApiError, ApiResult};
+use crate::extract::{AppJson, MatchPath, Operator, Reader};
 use crate::fanout::broadcast_or_log;
 use crate::sessions;
 use crate::validate::Body;
 
 pub(crate) async fn list_matches(
     State(st): S,
-    headers: HeaderMap,
     Query(q): Query<PageQuery>,
+    _: Reader,
 ) -> ApiResult<Json<Value>> {
-    reader(&st, &headers).await?;
     let status = q
         .status
         .as_deref()
@@ -111,11 +110,9 @@ fn settings_field(
 
 pub(crate) async fn create_match(
     State(st): S,
-    headers: HeaderMap,
-    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+    _: Operator,
+    AppJson(raw): AppJson<Value>,
 ) -> ApiResult<Response> {
-    require_operator(&st, &headers).await?;
-    let Json(raw) = body?;
     let settings = settings_field(&raw, &ProcessingSettings::default())?;
     let mut b = Body::new(raw)?;
     let home = b.req_str("homeTeam", 100);
@@ -160,23 +157,19 @@ pub(crate) async fn create_match(
 
 pub(crate) async fn get_match(
     State(st): S,
-    headers: HeaderMap,
-    Path(id): Path<String>,
+    _: Reader,
+    MatchPath(id): MatchPath,
 ) -> ApiResult<Json<Value>> {
-    reader(&st, &headers).await?;
-    let m = st.store.get_match(parse_id(&id)?).await?;
+    let m = st.store.get_match(id).await?;
     Ok(data(m.to_dto(sportz_store::now())))
 }
 
 pub(crate) async fn update_match(
     State(st): S,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+    _: Operator,
+    MatchPath(id): MatchPath,
+    AppJson(raw): AppJson<Value>,
 ) -> ApiResult<Json<Value>> {
-    require_operator(&st, &headers).await?;
-    let id = parse_id(&id)?;
-    let Json(raw) = body?;
     let current = st.store.get_match(id).await?;
     let settings = settings_field(&raw, &current.settings)?;
     let mut b = Body::new(raw)?;
@@ -200,11 +193,9 @@ pub(crate) async fn update_match(
 
 pub(crate) async fn delete_match(
     State(st): S,
-    headers: HeaderMap,
-    Path(id): Path<String>,
+    _: Operator,
+    MatchPath(id): MatchPath,
 ) -> ApiResult<StatusCode> {
-    require_operator(&st, &headers).await?;
-    let id = parse_id(&id)?;
     st.store.delete_match(id).await?;
     if let Err(e) = st.bus.raw().del(&sportz_contract::keys::control(&id)).await {
         tracing::warn!(match_id = %id, "control key not removed: {e}");

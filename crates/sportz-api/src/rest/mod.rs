@@ -12,23 +12,13 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sportz_contract::MatchId;
 use sportz_store::PageRequest;
 
-use crate::auth::{bearer, require_reader};
-use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
 pub(crate) type S = State<Arc<AppState>>;
-
-pub(crate) fn parse_id(raw: &str) -> ApiResult<MatchId> {
-    raw.parse().map_err(|e: sportz_contract::ContractError| {
-        ApiError::NotFound(format!("match `{raw}` not found ({e})"))
-    })
-}
 
 pub(crate) fn data<T: Serialize>(v: T) -> Json<Value> {
     Json(json!({ "data": v }))
@@ -57,8 +47,4 @@ impl PageQuery {
             limit: self.limit,
         }
     }
-}
-
-pub(crate) async fn reader(state: &AppState, headers: &HeaderMap) -> ApiResult<()> {
-    require_reader(state, bearer(headers)).await
 }

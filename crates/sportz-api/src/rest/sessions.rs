@@ -3,35 +3,22 @@
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
 use serde::Serialize;
 use serde_json::{Value, json};
 use sportz_contract::{EventKind, MatchId, SessionId};
 use sportz_store::EventFilter;
 
-use super::{PageQuery, S, data, page, parse_id, reader};
-use crate::auth::require_operator;
+use super::{PageQuery, S, data, page};
 use crate::error::{ApiError, ApiResult};
-use crate::sessions::{self, Action};
+use crate::extract::{ControlPath, MatchPath, Operator, Reader, match_id};
+use crate::sessions;
 
 pub(crate) async fn control(
     State(st): S,
-    headers: HeaderMap,
-    Path((id, action)): Path<(String, String)>,
+    path: ControlPath,
+    _: Operator,
 ) -> ApiResult<Json<Value>> {
-    let action = match action.as_str() {
-        "start" => Action::Start,
-        "pause" => Action::Pause,
-        "stop" => Action::Stop,
-        "restart" => Action::Restart,
-        other => {
-            return Err(ApiError::NotFound(format!(
-                "unknown action `{other}`, expected start, pause, stop or restart"
-            )));
-        }
-    };
-    require_operator(&st, &headers).await?;
-    let m = sessions::act(&st, parse_id(&id)?, action).await?;
+    let m = sessions::act(&st, match_id(&path.raw_id)?, path.action).await?;
     Ok(data(m.to_dto(sportz_store::now())))
 }
 
@@ -56,11 +43,10 @@ struct SessionDto {
 
 pub(crate) async fn list_sessions(
     State(st): S,
-    headers: HeaderMap,
-    Path(id): Path<String>,
+    _: Reader,
+    MatchPath(id): MatchPath,
 ) -> ApiResult<Json<Value>> {
-    reader(&st, &headers).await?;
-    let rows = st.store.list_sessions(parse_id(&id)?).await?;
+    let rows = st.store.list_sessions(id).await?;
     let dtos: Vec<SessionDto> = rows
         .into_iter()
         .map(|s| SessionDto {
@@ -83,11 +69,10 @@ pub(crate) async fn list_sessions(
 
 pub(crate) async fn list_events(
     State(st): S,
-    headers: HeaderMap,
-    Path(id): Path<String>,
     Query(q): Query<PageQuery>,
+    _: Reader,
+    Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    reader(&st, &headers).await?;
     let kind = q
         .kind
         .as_deref()
@@ -103,7 +88,7 @@ pub(crate) async fn list_events(
     let p = st
         .store
         .list_events(EventFilter {
-            match_id: parse_id(&id)?,
+            match_id: match_id(&id)?,
             kind,
             session_id,
             page: q.page(),

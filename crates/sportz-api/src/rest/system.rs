@@ -2,15 +2,15 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::{S, data, reader};
+use super::{S, data};
 use crate::error::ApiResult;
+use crate::extract::Reader;
 
-pub(crate) async fn workers(State(st): S, headers: HeaderMap) -> ApiResult<Json<Value>> {
-    reader(&st, &headers).await?;
+pub(crate) async fn workers(State(st): S, _: Reader) -> ApiResult<Json<Value>> {
     Ok(data(st.bus.heartbeats().await?))
 }
 
