@@ -1,5 +1,5 @@
-//! The command line: which role to run. Each role's work lives in its own crate; this file only
-//! parses arguments and dispatches.
+//! The command line: the argument types of every role, with their help. Nothing here starts
+//! anything: `main.rs` dispatches, `config.rs` layers the config file under these.
 
 use std::path::PathBuf;
 
@@ -236,37 +236,6 @@ pub enum ExportFormat {
     Cdf,
     /// SoccerNet game-state reconstruction JSON: `<out>.gsr.json`.
     Gsr,
-}
-
-/// Runs the chosen role.
-///
-/// # Errors
-/// Whatever the role reports; roles whose issue has not landed say so.
-pub fn run(mut cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
-    // layer the config file under the environment and the flags
-    if let Some(file) = crate::config::path(cli.config.as_deref()) {
-        let loaded = crate::config::load(&file)?;
-        match (&mut cli.command, matches.subcommand()) {
-            (Some(Command::Api(a) | Command::Config(a)), Some((_, sub))) => {
-                crate::config::apply(a, loaded, sub)
-            }
-            (None, _) => crate::config::apply(&mut cli.system, loaded, matches),
-            _ => {}
-        }
-    }
-    match cli.command {
-        Some(Command::Worker(args)) => crate::roles::worker(args),
-        Some(Command::Api(args)) => crate::roles::system(args, false),
-        Some(Command::Config(args)) => {
-            print!("{}", crate::config::render(&args));
-            Ok(())
-        }
-        Some(Command::Synth(args)) => crate::roles::synth(&args),
-        Some(Command::Track(args)) => crate::roles::track(&args),
-        None if cli.headless => crate::roles::system(cli.system, true),
-        None => crate::desktop::run(cli.system),
-        Some(Command::Eval(args)) => crate::roles::eval(&args),
-    }
 }
 
 #[cfg(test)]

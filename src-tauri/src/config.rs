@@ -11,7 +11,25 @@ use clap::ArgMatches;
 use clap::parser::ValueSource;
 use serde::Deserialize;
 
-use crate::cli::SystemArgs;
+use crate::cli::{Cli, Command, SystemArgs};
+
+/// Layers the config file (when there is one) under the environment and the flags of the
+/// serving modes (`api`, `config`, and no subcommand).
+///
+/// # Errors
+/// When the file cannot be read or has unknown keys or bad values.
+pub fn layer(cli: &mut Cli, matches: &ArgMatches) -> anyhow::Result<()> {
+    let Some(file) = path(cli.config.as_deref()) else {
+        return Ok(());
+    };
+    let loaded = load(&file)?;
+    match (&mut cli.command, matches.subcommand()) {
+        (Some(Command::Api(a) | Command::Config(a)), Some((_, sub))) => apply(a, loaded, sub),
+        (None, _) => apply(&mut cli.system, loaded, matches),
+        _ => {}
+    }
+    Ok(())
+}
 
 /// The keys a config file may set (the long flag names, with `_`).
 #[derive(Debug, Default, Deserialize, PartialEq)]

@@ -8,55 +8,32 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use tokio_util::sync::CancellationToken;
 
-use crate::overlay::{Latest, TapFactory};
+use crate::overlay::Latest;
+use crate::system::Mode;
 
 /// The UI window's size; the overlay window sits to its right.
 const UI_SIZE: (f64, f64) = (1100.0, 800.0);
 const OVERLAY_SIZE: (f64, f64) = (800.0, 450.0);
 
-/// `sportz` with no arguments.
-pub fn run(args: crate::cli::SystemArgs) -> anyhow::Result<()> {
-    crate::roles::init_logs();
+/// `sportz` with no arguments: starts the system on `rt`, hands `rt` to Tauri and runs the
+/// windows until they close.
+pub fn run(args: crate::cli::SystemArgs, rt: &tokio::runtime::Runtime) -> anyhow::Result<()> {
     anyhow::ensure!(
         std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some(),
         "the desktop app needs a display (DISPLAY or WAYLAND_DISPLAY); on a server run `sportz --headless`"
     );
     let latest = Latest::default();
     let shutdown = CancellationToken::new();
-    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-    let system = {
-        let (latest, shutdown) = (latest.clone(), shutdown.clone());
-        std::thread::Builder::new()
-            .name("sportz-system".into())
-            .spawn(move || -> anyhow::Result<()> {
-                let rt = crate::roles::runtime()?;
-                rt.block_on(async move {
-                    let sink = latest.sink();
-                    let wrap = move |inner| -> Arc<dyn sportz_worker::AnalyzerFactory> {
-                        Arc::new(TapFactory {
-                            inner,
-                            sink: sink.clone(),
-                        })
-                    };
-                    match crate::roles::start_system(&args, Some(&wrap), shutdown).await {
-                        Ok(system) => {
-                            let _ = ready_tx.send(Ok(system.addr));
-                            system.wait().await
-                        }
-                        Err(e) => {
-                            let _ = ready_tx.send(Err(format!("{e:#}")));
-                            Err(e)
-                        }
-                    }
-                })
-            })?
-    };
-    let addr = ready_rx
-        .recv()
-        .context("the embedded system stopped before it was ready")?
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let system = rt.block_on(crate::system::start(
+        &args,
+        Mode::Desktop(latest.sink()),
+        shutdown.clone(),
+    ))?;
+    let addr = system.addr;
+    let system = rt.spawn(system.wait());
+    tauri::async_runtime::set(rt.handle().clone());
     let local = format!("http://127.0.0.1:{}/", addr.port());
-    let join = match (addr.ip().is_unspecified(), crate::roles::lan_address()) {
+    let join = match (addr.ip().is_unspecified(), crate::system::lan_address()) {
         (true, Some(ip)) => format!("viewers join at http://{ip}:{}/", addr.port()),
         (true, None) => format!("viewers join on port {}", addr.port()),
         (false, _) => format!("local only ({addr}); bind 0.0.0.0 for LAN viewers"),
@@ -85,8 +62,7 @@ pub fn run(args: crate::cli::SystemArgs) -> anyhow::Result<()> {
         .context("cannot start the desktop window")?;
     app.run(|_, _| {});
     shutdown.cancel();
-    system
-        .join()
+    rt.block_on(system)
         .map_err(|_| anyhow::anyhow!("the embedded system panicked"))?
 }
 

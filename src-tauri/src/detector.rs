@@ -1,0 +1,76 @@
+//! Which detector a worker runs: the model given with `--model`, `none` for no detection, else
+//! the built-in `sportz-det` compiled into the binary (written to the user's cache on first use,
+//! since ONNX Runtime loads files).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use sportz_worker::{AnalyzerFactory, PassThroughFactory, VisionAnalyzerFactory};
+
+/// The built-in detector (models/sportz-det.onnx; see models/MODEL_CARD.md).
+const DEFAULT_MODEL: &[u8] = include_bytes!("../../models/sportz-det.onnx");
+
+/// Writes the built-in detector to `~/.cache/sportz/models/` (once per model version) and
+/// returns its path.
+fn default_model_path() -> anyhow::Result<PathBuf> {
+    // FNV-1a: a stable name per model content, so a new build never reads an old file
+    let hash = DEFAULT_MODEL
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
+        });
+    let dir = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("sportz/models");
+    let path = dir.join(format!("sportz-det-{hash:016x}.onnx"));
+    if !path.is_file() {
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let tmp = dir.join(format!(".sportz-det-{}.tmp", std::process::id()));
+        std::fs::write(&tmp, DEFAULT_MODEL)
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path)?;
+    }
+    Ok(path)
+}
+
+/// The analyser factory for `--model`: the ONNX detector given (an error if it cannot be
+/// loaded), `none` for frames without detections, or by default the built-in detector (frames
+/// without detections, with a warning, if it cannot be loaded).
+///
+/// # Errors
+/// When a model was given and cannot be loaded.
+pub fn select(model: Option<&Path>) -> anyhow::Result<Arc<dyn AnalyzerFactory>> {
+    let load = |path: &Path| {
+        VisionAnalyzerFactory::new(path, sportz_inference::DetectorOptions::default())
+    };
+    match model {
+        Some(p) if p.as_os_str() == "none" => {
+            tracing::warn!("--model none: frames are published without detections");
+            Ok(Arc::new(PassThroughFactory))
+        }
+        Some(path) => {
+            let f = load(path)
+                .map_err(|e| anyhow::anyhow!("cannot load the model {}: {e}", path.display()))?;
+            tracing::info!(model = %path.display(), device = %AnalyzerFactory::device(&f), "detector loaded");
+            Ok(Arc::new(f))
+        }
+        None => {
+            match default_model_path().and_then(|p| load(&p).map_err(|e| anyhow::anyhow!("{e}"))) {
+                Ok(f) => {
+                    tracing::info!(device = %AnalyzerFactory::device(&f), "built-in detector sportz-det loaded (trained on synthetic matches; pass --model for real footage)");
+                    Ok(Arc::new(f))
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        "the built-in detector is unavailable ({e:#}); frames are published without detections"
+                    );
+                    Ok(Arc::new(PassThroughFactory))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! The composition root of the modes that serve: the configuration (bus: embedded or `--redis`;
+//! store: SQLite path or Postgres URL; bind; worker capacity; model; data and UI dirs) becomes a
+//! running bus + store + API (serving) and, per [`Mode`], an embedded worker and the demo match.
+//! `sportz api`, `sportz --headless` and the desktop all start here.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use sportz_bus::ContractBus;
+use sportz_worker::{AnalyzerFactory, SourcePolicy, WorkerSettings};
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::SystemArgs;
+use crate::overlay::{Sink, TapFactory};
+
+/// What runs beside the API.
+#[derive(Clone)]
+pub enum Mode {
+    /// `sportz api`: the API alone; workers run elsewhere on the same bus.
+    ApiOnly,
+    /// `sportz --headless`: the API with an embedded worker, and the demo match.
+    Headless,
+    /// The desktop app: as headless, and every analysed frame is also handed to the overlay.
+    Desktop(Sink),
+}
+
+impl std::fmt::Debug for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::ApiOnly => "ApiOnly",
+            Self::Headless => "Headless",
+            Self::Desktop(_) => "Desktop",
+        })
+    }
+}
+
+impl Mode {
+    fn runs_worker(&self) -> bool {
+        !matches!(self, Self::ApiOnly)
+    }
+
+    /// The worker's analysers as this mode wants them (the desktop taps their frames).
+    fn analyzers(&self, inner: Arc<dyn AnalyzerFactory>) -> Arc<dyn AnalyzerFactory> {
+        match self {
+            Self::Desktop(sink) => Arc::new(TapFactory {
+                inner,
+                sink: sink.clone(),
+            }),
+            Self::ApiOnly | Self::Headless => inner,
+        }
+    }
+}
+
+/// A running API (and worker): what the serving modes wait on.
+#[derive(Debug)]
+pub struct System {
+    pub addr: SocketAddr,
+    serve: tokio::task::JoinHandle<std::io::Result<()>>,
+    worker: Option<tokio::task::JoinHandle<Result<(), sportz_bus::BusError>>>,
+}
+
+impl System {
+    /// Runs until the shutdown token is cancelled.
+    ///
+    /// # Errors
+    /// When serving failed.
+    pub async fn wait(self) -> anyhow::Result<()> {
+        let served = self.serve.await;
+        if let Some(w) = self.worker {
+            let _ = w.await;
+        }
+        served??;
+        Ok(())
+    }
+}
+
+/// `sportz --headless` and `sportz api`: starts the system and serves until SIGINT/SIGTERM.
+///
+/// # Errors
+/// When the system cannot start or serving fails.
+pub async fn serve_until_signal(args: SystemArgs, mode: Mode) -> anyhow::Result<()> {
+    let shutdown = CancellationToken::new();
+    crate::process::cancel_on_signals(shutdown.clone());
+    start(&args, mode, shutdown).await?.wait().await
+}
+
+/// Builds bus, store and API, binds and serves; with a worker mode also starts the embedded
+/// worker and, on an empty database, the demo match.
+///
+/// # Errors
+/// When the bus, the store, the API or the listener cannot be started.
+pub async fn start(
+    args: &SystemArgs,
+    mode: Mode,
+    shutdown: CancellationToken,
+) -> anyhow::Result<System> {
+    let bus = ContractBus::new(sportz_bus::connect(args.redis.as_deref()).await?);
+    let database = database_location(args)?;
+    let store = sportz_store::open(&database)
+        .await
+        .with_context(|| format!("cannot open the store `{database}`"))?;
+    let api = sportz_api::Api::start(api_config(args), bus.clone(), store, shutdown.clone())
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot start the API: {e}"))?;
+    if let Some(token) = &api.new_operator_token {
+        println!(
+            "operator token (shown once; keep it to create matches and start sessions): {token}"
+        );
+    }
+    let listener = tokio::net::TcpListener::bind(args.bind)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.bind))?;
+    let addr = listener.local_addr()?;
+    tracing::info!(bus = bus.raw().backend(), store = %database_label(&database), "serving on http://{addr}/");
+    if addr.ip().is_unspecified()
+        && let Some(ip) = lan_address()
+    {
+        tracing::info!("LAN viewers: http://{ip}:{}/", addr.port());
+    }
+    let worker = if mode.runs_worker() {
+        let mut settings =
+            WorkerSettings::new(mode.analyzers(crate::detector::select(args.model.as_deref())?));
+        if let Some(c) = args.capacity {
+            anyhow::ensure!(c > 0, "--capacity must be at least 1");
+            settings.capacity = c;
+        }
+        settings.source_policy = SourcePolicy {
+            allow_private_hosts: args.allow_private_sources,
+        };
+        Some(tokio::spawn(sportz_worker::run(
+            bus.clone(),
+            settings,
+            shutdown.clone(),
+        )))
+    } else {
+        None
+    };
+    if mode.runs_worker() && !args.no_demo {
+        crate::demo::start(&api).await;
+    }
+    let serve = tokio::spawn(api.serve(listener));
+    Ok(System {
+        addr,
+        serve,
+        worker,
+    })
+}
+
+/// The API settings the flags choose.
+fn api_config(args: &SystemArgs) -> sportz_api::ApiConfig {
+    let ui_dir = find_ui_dir(args.ui_dir.clone());
+    if ui_dir.is_none() {
+        tracing::warn!(
+            "the web UI is not built (run `npm ci && npm run build` in ui/); serving the API only"
+        );
+    }
+    let config = sportz_api::ApiConfig {
+        instance_id: format!("api-{}", sportz_worker::default_worker_id()),
+        ui_dir,
+        operator_token: args.operator_token.clone(),
+        require_viewer_token: args.require_viewer_token,
+        ..sportz_api::ApiConfig::default()
+    };
+    if args.no_rate_limit {
+        sportz_api::ApiConfig {
+            http_rate: sportz_api::ratelimit::Rate::unlimited(),
+            ws_rate: sportz_api::ratelimit::Rate::unlimited(),
+            ..config
+        }
+    } else {
+        config
+    }
+}
+
+/// `--database`, else `sportz.sqlite3` in the data dir (created).
+fn database_location(args: &SystemArgs) -> anyhow::Result<String> {
+    if let Some(d) = &args.database {
+        return Ok(d.clone());
+    }
+    let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
+    std::fs::create_dir_all(&data_dir)
+        .with_context(|| format!("cannot create the data dir {}", data_dir.display()))?;
+    Ok(data_dir.join("sportz.sqlite3").display().to_string())
+}
+
+fn default_data_dir() -> PathBuf {
+    std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("sportz")
+}
+
+/// The built web UI: the flag, else `ui/dist` in the working directory, else next to the
+/// sources the binary was built from.
+fn find_ui_dir(flag: Option<PathBuf>) -> Option<PathBuf> {
+    let candidates = [
+        flag,
+        Some(PathBuf::from("ui/dist")),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/dist")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|d| d.join("index.html").is_file())
+}
+
+/// The address LAN viewers use, when bound to all interfaces.
+pub fn lan_address() -> Option<IpAddr> {
+    // the source address of a route to a public address (no packet is sent)
+    let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    s.connect("192.0.2.1:9").ok()?;
+    s.local_addr()
+        .ok()
+        .map(|a| a.ip())
+        .filter(|ip| !ip.is_loopback())
+}
+
+/// The store for the log, password masked.
+fn database_label(d: &str) -> String {
+    match d.split_once('@') {
+        Some((_, host)) if d.starts_with("postgres") => format!("postgres://***@{host}"),
+        _ => d.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn postgres_passwords_stay_out_of_the_log() {
+        assert_eq!(
+            super::database_label("postgres://sportz:secret@db:5432/sportz"),
+            "postgres://***@db:5432/sportz"
+        );
+        assert_eq!(
+            super::database_label("/d/sportz.sqlite3"),
+            "/d/sportz.sqlite3"
+        );
+    }
+}
