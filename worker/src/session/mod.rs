@@ -3,18 +3,24 @@
 //!
 //! ```text
 //! ffmpeg reader thread ──mpsc──▶ session loop ──latest-wins slot──▶ analyser thread
-//!                                   (control, lease,                      │
-//!                                    stall, reconnect)                    ▼
-//!                                                      publisher task (frames, events, metrics)
+//!                                (stall, reconnect,                       │
+//!                                 pause, stop)                            ▼
+//!                                 ▲          ▲             publisher task (frames, events, metrics)
+//!     control watcher task ─watch─┘          └─lost─ lease keeper task (refreshes every 1 s)
 //! ```
 //! In live mode a frame that arrives while the analyser is busy replaces the waiting one and is
 //! counted in `dropped_frames`: frames are dropped before inference, never queued without bound.
 //! Offline (a file read as fast as possible) nothing is dropped: the reader waits.
 //!
+//! The lease keeper runs from the start of the session to its end on its own, so the lease stays
+//! fresh while the session loop waits on something slow (the source guard's DNS lookup, the
+//! model load — run on a blocking thread —, ffprobe, a back-off); the loop only hears from it
+//! when the lease is lost.
+//!
 //! - `publisher`: the one sequence of the session's messages, and the publisher task.
 //! - `analyser`: the latest-wins frame slot and the analyser thread.
 //! - `control`: the control-key watcher (run, pause, stop, superseded).
-//! - `lease`: the lease keeper.
+//! - `lease`: the lease keeper task.
 
 mod analyser;
 mod control;
@@ -32,11 +38,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::WorkerSettings;
+use crate::analyzer::Analyzer;
 use crate::metrics::SessionMetrics;
 use crate::source::{self, Decoder, Probe, SourceEvent};
 use analyser::{Slot, spawn_analyser};
 use control::{Wanted, watch_control};
-use lease::keep_lease;
+use lease::LeaseKeeper;
 use publisher::{Publisher, publish_loop};
 
 /// Everything a session needs.
@@ -60,6 +67,17 @@ enum Ended {
 
 /// Runs a session to its end. `started` fires once `starting` is published.
 pub(crate) async fn run(ctx: SessionCtx, started: tokio::sync::oneshot::Sender<()>) {
+    let lease = Lease {
+        worker_id: ctx.worker_id.clone(),
+        session_id: ctx.session_id,
+    };
+    // taken by the intake just before: kept from now on, by a task of its own
+    let mut keeper = LeaseKeeper::spawn(
+        ctx.bus.clone(),
+        ctx.match_id,
+        lease.clone(),
+        ctx.settings.lease_refresh,
+    );
     let publisher = Arc::new(Publisher::new(
         ctx.bus.clone(),
         ctx.match_id,
@@ -70,12 +88,9 @@ pub(crate) async fn run(ctx: SessionCtx, started: tokio::sync::oneshot::Sender<(
     let _ = started.send(());
 
     let cancel = ctx.shutdown.child_token();
-    let lease = Lease {
-        worker_id: ctx.worker_id.clone(),
-        session_id: ctx.session_id,
-    };
-    let ended = run_pipeline(&ctx, &publisher, &cancel, lease.clone()).await;
+    let ended = run_pipeline(&ctx, &publisher, &cancel, &mut keeper).await;
     cancel.cancel();
+    keeper.stop().await;
     match ended {
         Ended::Completed => publisher.status(SessionStatus::Completed, None).await,
         Ended::Stopped(why) => publisher.status(SessionStatus::Stopped, Some(why)).await,
@@ -89,11 +104,21 @@ pub(crate) async fn run(ctx: SessionCtx, started: tokio::sync::oneshot::Sender<(
     }
 }
 
+/// Makes the session's analyser off the async runtime: loading a model blocks for seconds.
+async fn create_analyzer(ctx: &SessionCtx) -> Result<Box<dyn Analyzer>, String> {
+    let (settings, match_id, config) = (ctx.settings.clone(), ctx.match_id, ctx.config.clone());
+    match tokio::task::spawn_blocking(move || settings.analyzers.create(&match_id, &config)).await {
+        Ok(created) => created,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => Err(format!("the model load was cancelled: {e}")),
+    }
+}
+
 async fn run_pipeline(
     ctx: &SessionCtx,
     publisher: &Arc<Publisher>,
     cancel: &CancellationToken,
-    lease: Lease,
+    lease: &mut LeaseKeeper,
 ) -> Ended {
     let s = &ctx.settings;
     if let Err(e) = crate::guard::check(&ctx.config.source, s.source_policy).await {
@@ -102,7 +127,7 @@ async fn run_pipeline(
             message: e.to_string(),
         };
     }
-    let analyzer = match s.analyzers.create(&ctx.match_id, &ctx.config) {
+    let analyzer = match create_analyzer(ctx).await {
         Ok(a) => a,
         Err(e) => {
             return Ended::Failed {
@@ -132,8 +157,6 @@ async fn run_pipeline(
         s.control_poll,
         cancel.clone(),
     );
-    let lease_lost = keep_lease(ctx.bus.clone(), ctx.match_id, lease, s.lease_refresh);
-    tokio::pin!(lease_lost);
 
     let offline = !ctx.config.realtime && matches!(source, VideoSource::File(_));
     let mut probe: Option<Probe> = None;
@@ -150,7 +173,7 @@ async fn run_pipeline(
             loop {
                 tokio::select! {
                     r = control.changed() => if r.is_err() { break 'session Ended::Stopped("control watcher ended".into()) },
-                    why = &mut lease_lost => break 'session Ended::Failed { code: ErrorData::INTERNAL, message: why },
+                    why = lease.lost() => break 'session Ended::Failed { code: ErrorData::INTERNAL, message: why },
                     () = cancel.cancelled() => break 'session shutdown_end(ctx),
                 }
                 match control.borrow().clone() {
@@ -279,7 +302,7 @@ async fn run_pipeline(
                         Wanted::Stop(why) => break 'session Ended::Stopped(why),
                     }
                 }
-                why = &mut lease_lost => break 'session Ended::Failed { code: ErrorData::INTERNAL, message: why },
+                why = lease.lost() => break 'session Ended::Failed { code: ErrorData::INTERNAL, message: why },
                 () = cancel.cancelled() => break 'session shutdown_end(ctx),
                 done = &mut publishing => {
                     let why = done.ok().flatten().unwrap_or_else(|| "the publisher stopped".to_owned());
@@ -323,7 +346,7 @@ async fn run_pipeline(
                 if r.is_err() { break Ended::Stopped("control watcher ended".into()); }
                 if let Wanted::Stop(why) = control.borrow().clone() { break Ended::Stopped(why); }
             }
-            why = &mut lease_lost => break Ended::Failed { code: ErrorData::INTERNAL, message: why },
+            why = lease.lost() => break Ended::Failed { code: ErrorData::INTERNAL, message: why },
             () = cancel.cancelled() => break shutdown_end(ctx),
         }
     };
