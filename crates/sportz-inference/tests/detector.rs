@@ -2,7 +2,6 @@
 //! (with `SPORTZ_ASSETS`) the real YOLOX-nano on a frame of the broadcast clip.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use sportz_contract::ObjectClass;
 use sportz_inference::tiny_onnx::{ConstOutput, TinyModel};
@@ -253,22 +252,9 @@ fn a_labels_boxes_scores_model_decodes() {
     );
 }
 
-/// One rgb24 frame of a video at `secs`, decoded by an ffmpeg child.
+/// One rgb24 frame of the 640×360 clip at `secs`, decoded by an ffmpeg child.
 fn frame_at(clip: &Path, secs: f64) -> (Vec<u8>, u32, u32) {
-    let out = Command::new("ffmpeg")
-        .args(["-hide_banner", "-loglevel", "error", "-ss"])
-        .arg(secs.to_string())
-        .arg("-i")
-        .arg(clip)
-        .args(["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
-        .output()
-        .expect("ffmpeg is installed (scripts/setup)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.stdout, 640, 360)
+    (sportz_testkit::frame_rgb(clip, secs), 640, 360)
 }
 
 #[test]

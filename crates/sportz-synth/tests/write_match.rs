@@ -2,7 +2,6 @@
 //! truth one line per frame, and the calibration file reads as the contract's point pairs.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use sportz_contract::worker::PointPair;
 use sportz_synth::{
@@ -29,27 +28,11 @@ fn cfg() -> SynthConfig {
 }
 
 fn ffprobe(video: &Path) -> String {
-    let out = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-count_frames",
-            "-select_streams",
-            "v:0",
-            "-show_entries",
-            "stream=codec_name,width,height,nb_read_frames,pix_fmt",
-            "-of",
-            "csv=p=0",
-        ])
-        .arg(video)
-        .output()
-        .expect("ffprobe runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    let v = sportz_testkit::video_facts(video);
+    format!(
+        "{},{},{},{},{}",
+        v.codec, v.width, v.height, v.pix_fmt, v.frames
+    )
 }
 
 fn same_json(a: &serde_json::Value, b: &serde_json::Value, at: &str) {

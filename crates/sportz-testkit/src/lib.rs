@@ -1,10 +1,15 @@
-//! Real services for tests, on free loopback ports, stopped when dropped.
+//! Real services and media for tests, on free loopback ports, stopped when dropped.
 //!
 //! - [`RedisServer`]: a private `redis-server` (tests that stop and restart Redis need their own).
 //! - [`redis_url`]: `REDIS_URL` when set (the README test command sets it), else a private server.
 //! - [`PgDatabase`]: a fresh, empty Postgres database on `DATABASE_URL`'s server (or on a private
 //!   server started with `initdb`), dropped afterwards.
 //! - [`assets`]: the shared test material (`SPORTZ_ASSETS`), or `None` with the skip reason printed.
+//! - [`media`]: test videos made and checked with ffmpeg/ffprobe ([`TestClip`], [`video_facts`]).
+
+pub mod media;
+
+pub use media::{TestClip, VideoFacts, cut_clip, frame_rgb, video_facts};
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
