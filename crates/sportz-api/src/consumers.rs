@@ -145,7 +145,7 @@ async fn handle_status(state: &AppState, item: &StreamItem<Envelope>) -> Result<
                 st,
             )
             .await;
-            crate::sessions::announce(state, &outcome.match_row).await;
+            crate::service::announce_match_updated(state, &outcome.match_row).await;
         }
         StatusDecision::Ignore(reason) => {
             tracing::debug!(match_id = %env.match_id, "status {} of {session} ignored: {reason:?}", status.as_str());
@@ -299,7 +299,7 @@ async fn fail(state: &AppState, session: SessionId, why: String) -> Result<(), S
             &from,
         )
         .await;
-        crate::sessions::announce(state, &outcome.match_row).await;
+        crate::service::announce_match_updated(state, &outcome.match_row).await;
     }
     Ok(())
 }

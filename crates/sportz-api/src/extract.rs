@@ -19,7 +19,7 @@ use sportz_contract::MatchId;
 
 use crate::auth::{bearer, require_operator, require_reader};
 use crate::error::{ApiError, ApiResult};
-use crate::sessions::Action;
+use crate::service::sessions::Action;
 use crate::state::AppState;
 
 /// A JSON request body, rejected through [`ApiError`].

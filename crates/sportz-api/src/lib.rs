@@ -12,6 +12,7 @@
 pub mod auth;
 pub mod centre;
 pub mod consumers;
+pub mod dto;
 pub mod error;
 pub mod extract;
 pub mod fanout;
@@ -23,11 +24,13 @@ pub mod relay;
 pub mod rest;
 pub mod router;
 pub mod server;
-pub mod sessions;
+pub mod service;
 pub mod state;
 pub mod validate;
 pub mod ws;
 
 pub use error::{ApiError, ApiResult};
 pub use server::Api;
+/// The session controls, at their former path (`sportz_api::sessions::act`).
+pub use service::sessions;
 pub use state::{ApiConfig, AppState};

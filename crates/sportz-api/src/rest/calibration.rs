@@ -5,43 +5,22 @@ use axum::Json;
 use axum::extract::{Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use serde_json::Value;
 use sportz_contract::worker::{PointPair, VideoSource};
-use sportz_contract::{PITCH_LENGTH_M, PITCH_WIDTH_M};
 
-use super::{PageQuery, S, data};
+use super::{PageQuery, S};
+use crate::dto::{CalibrationDto, data};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{AppJson, MatchPath, Operator, Reader};
-
-/// Fits the pairs; the reprojection error on success, the reason on failure.
-pub fn fit_calibration(
-    pairs: &[PointPair],
-) -> Result<sportz_vision::pitch::ReprojectionError, String> {
-    sportz_vision::pitch::Calibration::fit_contract(pairs)
-        .map(|c| c.error)
-        .map_err(|e| e.to_string())
-}
-
-fn calibration_view(pairs: &[PointPair]) -> Value {
-    let err = if pairs.len() >= 4 {
-        fit_calibration(pairs).ok()
-    } else {
-        None
-    };
-    json!({
-        "pairs": pairs,
-        "reprojectionErrorPx": err.map(|e| e.rms_px),
-        "reprojectionErrorM": err.map(|e| e.rms_m),
-    })
-}
+use crate::service;
 
 pub(crate) async fn get_calibration(
     State(st): S,
     _: Reader,
     MatchPath(id): MatchPath,
 ) -> ApiResult<Json<Value>> {
-    let pairs = st.store.get_calibration(id).await?;
-    Ok(data(calibration_view(&pairs)))
+    let pairs = service::calibration::get_calibration(&st, id).await?;
+    Ok(data(CalibrationDto::of(pairs)))
 }
 
 pub(crate) async fn set_calibration(
@@ -64,25 +43,8 @@ pub(crate) async fn set_calibration(
                 )
             })
         })?;
-    if pairs.len() < 4 {
-        return Err(ApiError::field(
-            "pairs",
-            format!("need at least 4 point pairs, got {}", pairs.len()),
-        ));
-    }
-    let margin = 5.0;
-    if let Some((i, _)) = pairs.iter().enumerate().find(|(_, p)| {
-        !(-margin..=PITCH_LENGTH_M + margin).contains(&p.pitch.x)
-            || !(-margin..=PITCH_WIDTH_M + margin).contains(&p.pitch.y)
-    }) {
-        return Err(ApiError::field(
-            &format!("pairs[{i}].pitch"),
-            "expected metres on a 105×68 pitch (x 0..105, y 0..68)",
-        ));
-    }
-    fit_calibration(&pairs).map_err(|why| ApiError::field("pairs", why))?;
-    let m = st.store.set_calibration(id, pairs).await?;
-    Ok(data(calibration_view(&m.calibration)))
+    let m = service::calibration::set_calibration(&st, id, pairs).await?;
+    Ok(data(CalibrationDto::of(m.calibration)))
 }
 
 /// A JPEG still of the match's video at `t` seconds, for clicking calibration landmarks.
@@ -92,7 +54,7 @@ pub(crate) async fn still(
     _: Reader,
     MatchPath(id): MatchPath,
 ) -> ApiResult<Response> {
-    let m = st.store.get_match(id).await?;
+    let m = service::matches::get_match(&st, id).await?;
     let t = q.t.unwrap_or(0.0).max(0.0);
     let input = match &m.video_source {
         Some(
@@ -109,6 +71,12 @@ pub(crate) async fn still(
         }
         None => return Err(ApiError::Conflict("the match has no video source".into())),
     };
+    let jpeg = still_jpeg(&input, t).await?;
+    Ok(([(header::CONTENT_TYPE, "image/jpeg")], jpeg).into_response())
+}
+
+/// One JPEG frame of `input` at `t` seconds (ffmpeg, 15 s at most).
+async fn still_jpeg(input: &str, t: f64) -> ApiResult<Vec<u8>> {
     let out = tokio::time::timeout(
         std::time::Duration::from_secs(15),
         tokio::process::Command::new("ffmpeg")
@@ -120,7 +88,7 @@ pub(crate) async fn still(
                 "-ss",
                 &format!("{t:.3}"),
                 "-i",
-                &input,
+                input,
             ])
             .args(["-frames:v", "1", "-f", "image2", "-c:v", "mjpeg", "-"])
             .kill_on_drop(true)
@@ -136,5 +104,5 @@ pub(crate) async fn still(
             err.lines().last().unwrap_or("no frame")
         )));
     }
-    Ok(([(header::CONTENT_TYPE, "image/jpeg")], out.stdout).into_response())
+    Ok(out.stdout)
 }

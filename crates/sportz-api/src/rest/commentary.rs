@@ -5,13 +5,13 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
-use sportz_contract::match_centre::{ScoreUpdate, ServerMessage};
 use sportz_store::NewCommentary;
 
-use super::{PageQuery, S, data, page};
+use super::{PageQuery, S};
+use crate::dto::{self, data, page};
 use crate::error::ApiResult;
 use crate::extract::{AppJson, MatchPath, Operator, Reader};
-use crate::fanout::broadcast_or_log;
+use crate::service;
 use crate::validate::Body;
 
 pub(crate) async fn update_score(
@@ -25,16 +25,8 @@ pub(crate) async fn update_score(
     let away = b.req_u32("awayScore", 0..=999);
     b.finish()?;
     let (home, away) = (home.unwrap_or_default(), away.unwrap_or_default());
-    let m = st.store.update_score(id, home, away).await?;
-    let msg = ServerMessage::ScoreUpdate {
-        data: ScoreUpdate {
-            match_id: id,
-            home_score: m.home_score,
-            away_score: m.away_score,
-        },
-    };
-    broadcast_or_log(&st, &msg, "score_update").await;
-    Ok(data(m.to_dto(sportz_store::now())))
+    let m = service::commentary::set_score(&st, id, home, away).await?;
+    Ok(data(dto::match_dto(&m, sportz_store::now())))
 }
 
 pub(crate) async fn list_commentary(
@@ -43,9 +35,8 @@ pub(crate) async fn list_commentary(
     _: Reader,
     MatchPath(id): MatchPath,
 ) -> ApiResult<Json<Value>> {
-    let p = st.store.list_commentary(id, q.page()).await?;
-    let items: Vec<sportz_contract::match_centre::CommentaryDto> =
-        p.items.into_iter().map(Into::into).collect();
+    let p = service::commentary::list_commentary(&st, id, q.page()).await?;
+    let items: Vec<_> = p.items.into_iter().map(dto::commentary_dto).collect();
     Ok(page(items, p.next_cursor))
 }
 
@@ -66,9 +57,9 @@ pub(crate) async fn add_commentary(
     let metadata = b.opt_object("metadata").flatten();
     let tags = b.opt_strings("tags", 20, 50).unwrap_or_default();
     b.finish()?;
-    let row = st
-        .store
-        .add_commentary(NewCommentary {
+    let row = service::commentary::add_commentary(
+        &st,
+        NewCommentary {
             match_id: id,
             minute,
             sequence: sequence.unwrap_or_default(),
@@ -79,16 +70,8 @@ pub(crate) async fn add_commentary(
             message: message.unwrap_or_default(),
             metadata,
             tags,
-        })
-        .await?;
-    let dto: sportz_contract::match_centre::CommentaryDto = row.into();
-    broadcast_or_log(
-        &st,
-        &ServerMessage::Commentary {
-            data: Box::new(dto.clone()),
         },
-        "commentary",
     )
-    .await;
-    Ok((StatusCode::CREATED, data(dto)).into_response())
+    .await?;
+    Ok((StatusCode::CREATED, data(dto::commentary_dto(row))).into_response())
 }

@@ -7,15 +7,15 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::Value;
-use sportz_contract::match_centre::{MatchPhase, ServerMessage};
+use sportz_contract::match_centre::MatchPhase;
 use sportz_contract::status::MatchStatus;
 use sportz_store::{MatchFilter, MatchUpdate, NewMatch, ProcessingSettings};
 
-use super::{PageQuery, S, data, page};
+use super::{PageQuery, S};
+use crate::dto::{self, data, page};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{AppJson, MatchPath, Operator, Reader};
-use crate::fanout::broadcast_or_log;
-use crate::sessions;
+use crate::service;
 use crate::validate::Body;
 
 pub(crate) async fn list_matches(
@@ -41,17 +41,18 @@ pub(crate) async fn list_matches(
             ));
         }
     };
-    let p = st
-        .store
-        .list_matches(MatchFilter {
+    let p = service::matches::list_matches(
+        &st,
+        MatchFilter {
             status,
             phase,
             page: q.page(),
-        })
-        .await?;
+        },
+    )
+    .await?;
     let now = sportz_store::now();
     Ok(page(
-        p.items.iter().map(|m| m.to_dto(now)).collect(),
+        p.items.iter().map(|m| dto::match_dto(m, now)).collect(),
         p.next_cursor,
     ))
 }
@@ -125,11 +126,6 @@ pub(crate) async fn create_match(
     let source = b.opt_video_source("videoSource").flatten();
     b.finish()?;
     let (home, away) = (home.unwrap_or_default(), away.unwrap_or_default());
-    if let (Some(s), Some(e)) = (start, end)
-        && e < s
-    {
-        return Err(ApiError::field("endTime", "must not be before startTime"));
-    }
     let name = name.unwrap_or_else(|| format!("{home} v {away}"));
     let mut new = NewMatch::new(&name, &home, &away);
     if let Some(s) = sport {
@@ -142,17 +138,12 @@ pub(crate) async fn create_match(
     if let Some(s) = settings {
         new.settings = s;
     }
-    let m = st.store.create_match(new).await?;
-    let dto = m.to_dto(sportz_store::now());
-    broadcast_or_log(
-        &st,
-        &ServerMessage::MatchCreated {
-            data: Box::new(dto.clone()),
-        },
-        "match_created",
+    let m = service::matches::create_match(&st, new).await?;
+    Ok((
+        StatusCode::CREATED,
+        data(dto::match_dto(&m, sportz_store::now())),
     )
-    .await;
-    Ok((StatusCode::CREATED, data(dto)).into_response())
+        .into_response())
 }
 
 pub(crate) async fn get_match(
@@ -160,8 +151,8 @@ pub(crate) async fn get_match(
     _: Reader,
     MatchPath(id): MatchPath,
 ) -> ApiResult<Json<Value>> {
-    let m = st.store.get_match(id).await?;
-    Ok(data(m.to_dto(sportz_store::now())))
+    let m = service::matches::get_match(&st, id).await?;
+    Ok(data(dto::match_dto(&m, sportz_store::now())))
 }
 
 pub(crate) async fn update_match(
@@ -170,7 +161,7 @@ pub(crate) async fn update_match(
     MatchPath(id): MatchPath,
     AppJson(raw): AppJson<Value>,
 ) -> ApiResult<Json<Value>> {
-    let current = st.store.get_match(id).await?;
+    let current = service::matches::get_match(&st, id).await?;
     let settings = settings_field(&raw, &current.settings)?;
     let mut b = Body::new(raw)?;
     let update = MatchUpdate {
@@ -186,9 +177,8 @@ pub(crate) async fn update_match(
         ..MatchUpdate::default()
     };
     b.finish()?;
-    let m = st.store.update_match(id, update).await?;
-    sessions::announce(&st, &m).await;
-    Ok(data(m.to_dto(sportz_store::now())))
+    let m = service::matches::update_match(&st, id, update).await?;
+    Ok(data(dto::match_dto(&m, sportz_store::now())))
 }
 
 pub(crate) async fn delete_match(
@@ -196,9 +186,6 @@ pub(crate) async fn delete_match(
     _: Operator,
     MatchPath(id): MatchPath,
 ) -> ApiResult<StatusCode> {
-    st.store.delete_match(id).await?;
-    if let Err(e) = st.bus.raw().del(&sportz_contract::keys::control(&id)).await {
-        tracing::warn!(match_id = %id, "control key not removed: {e}");
-    }
+    service::matches::delete_match(&st, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -1,5 +1,7 @@
-//! The REST handlers, by area. Each reads the request (auth, path, body), calls the store and the
-//! bus, and answers `{data: …}` (pages: `{data: […], nextCursor}`); errors are [`ApiError`]s.
+//! The REST handlers, by area: each reads the request (extractors from [`crate::extract`], bodies
+//! field by field with [`crate::validate`]), calls one [`crate::service`] function and answers
+//! with a [`crate::dto`] shape, `{data: …}` (pages: `{data: […], nextCursor}`); errors are
+//! [`crate::ApiError`]s.
 //! The route table is in [`crate::router`], the OpenAPI document in [`crate::openapi`].
 
 pub mod calibration;
@@ -10,23 +12,13 @@ pub mod system;
 
 use std::sync::Arc;
 
-use axum::Json;
 use axum::extract::State;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde::Deserialize;
 use sportz_store::PageRequest;
 
 use crate::state::AppState;
 
 pub(crate) type S = State<Arc<AppState>>;
-
-pub(crate) fn data<T: Serialize>(v: T) -> Json<Value> {
-    Json(json!({ "data": v }))
-}
-
-pub(crate) fn page<T: Serialize>(items: Vec<T>, next: Option<String>) -> Json<Value> {
-    Json(json!({ "data": items, "nextCursor": next }))
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

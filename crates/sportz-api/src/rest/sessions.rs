@@ -1,44 +1,25 @@
-//! Session controls (start, pause, stop, restart: the table in [`crate::sessions`]), the
+//! Session controls (start, pause, stop, restart: the table in [`crate::service::sessions`]), the
 //! sessions of a match and its detected events.
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use serde::Serialize;
-use serde_json::{Value, json};
-use sportz_contract::{EventKind, MatchId, SessionId};
+use serde_json::Value;
+use sportz_contract::{EventKind, SessionId};
 use sportz_store::EventFilter;
 
-use super::{PageQuery, S, data, page};
+use super::{PageQuery, S};
+use crate::dto::{self, EventDto, SessionDto, data, page};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ControlPath, MatchPath, Operator, Reader, match_id};
-use crate::sessions;
+use crate::service;
 
 pub(crate) async fn control(
     State(st): S,
     path: ControlPath,
     _: Operator,
 ) -> ApiResult<Json<Value>> {
-    let m = sessions::act(&st, match_id(&path.raw_id)?, path.action).await?;
-    Ok(data(m.to_dto(sportz_store::now())))
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SessionDto {
-    id: SessionId,
-    match_id: MatchId,
-    worker_id: Option<String>,
-    status: sportz_contract::SessionStatus,
-    device: Option<String>,
-    frames_processed: u64,
-    avg_fps: Option<f64>,
-    avg_latency_ms: Option<f64>,
-    error: Option<String>,
-    #[serde(with = "time::serde::rfc3339")]
-    started_at: time::OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339::option")]
-    stopped_at: Option<time::OffsetDateTime>,
-    config: sportz_contract::worker::SessionConfig,
+    let m = service::sessions::act(&st, match_id(&path.raw_id)?, path.action).await?;
+    Ok(data(dto::match_dto(&m, sportz_store::now())))
 }
 
 pub(crate) async fn list_sessions(
@@ -46,24 +27,8 @@ pub(crate) async fn list_sessions(
     _: Reader,
     MatchPath(id): MatchPath,
 ) -> ApiResult<Json<Value>> {
-    let rows = st.store.list_sessions(id).await?;
-    let dtos: Vec<SessionDto> = rows
-        .into_iter()
-        .map(|s| SessionDto {
-            id: s.id,
-            match_id: s.match_id,
-            worker_id: s.worker_id,
-            status: s.status,
-            device: s.device,
-            frames_processed: s.frames_processed,
-            avg_fps: s.avg_fps,
-            avg_latency_ms: s.avg_latency_ms,
-            error: s.error,
-            started_at: s.started_at,
-            stopped_at: s.stopped_at,
-            config: s.config,
-        })
-        .collect();
+    let rows = service::sessions::list(&st, id).await?;
+    let dtos: Vec<SessionDto> = rows.into_iter().map(Into::into).collect();
     Ok(data(dtos))
 }
 
@@ -85,27 +50,16 @@ pub(crate) async fn list_events(
         .map(str::parse::<SessionId>)
         .transpose()
         .map_err(|e| ApiError::field("sessionId", e.to_string()))?;
-    let p = st
-        .store
-        .list_events(EventFilter {
+    let p = service::sessions::events(
+        &st,
+        EventFilter {
             match_id: match_id(&id)?,
             kind,
             session_id,
             page: q.page(),
-        })
-        .await?;
-    let items: Vec<Value> = p
-        .items
-        .into_iter()
-        .map(|e| {
-            json!({
-                "id": e.id,
-                "matchId": e.match_id,
-                "sessionId": e.session_id,
-                "createdAt": e.created_at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
-                "event": e.data,
-            })
-        })
-        .collect();
+        },
+    )
+    .await?;
+    let items: Vec<EventDto> = p.items.into_iter().map(Into::into).collect();
     Ok(page(items, p.next_cursor))
 }

@@ -6,7 +6,8 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::{S, data};
+use super::S;
+use crate::dto::{BusHealth, HealthDto, StoreHealth, data};
 use crate::error::ApiResult;
 use crate::extract::Reader;
 
@@ -19,12 +20,19 @@ pub(crate) async fn health(State(st): S) -> Response {
     let store = st.store.ping().await;
     let fanout = st.fanout_ready.load(std::sync::atomic::Ordering::SeqCst);
     let ready = bus.is_ok() && store.is_ok() && fanout;
-    let body = json!({
-        "live": true,
-        "ready": ready,
-        "bus": {"backend": st.bus.raw().backend(), "ok": bus.is_ok(), "error": bus.err().map(|e| e.to_string())},
-        "store": {"ok": store.is_ok(), "error": store.err().map(|e| e.to_string())},
-        "fanout": fanout,
+    let body = json!(HealthDto {
+        live: true,
+        ready,
+        bus: BusHealth {
+            backend: st.bus.raw().backend(),
+            ok: bus.is_ok(),
+            error: bus.err().map(|e| e.to_string()),
+        },
+        store: StoreHealth {
+            ok: store.is_ok(),
+            error: store.err().map(|e| e.to_string()),
+        },
+        fanout,
     });
     let code = if ready {
         StatusCode::OK

@@ -11,11 +11,11 @@
 //! A draft match (no video source) cannot be started. Status changes reach `/ws` clients as
 //! `match_updated`.
 
-use sportz_contract::match_centre::ServerMessage;
 use sportz_contract::status::{DesiredState, MatchStatus, SessionStatus};
 use sportz_contract::{Control, MatchId, SessionId, WorkerCommand};
-use sportz_store::{Match, SessionStatusUpdate};
+use sportz_store::{EventFilter, Match, Page, Session, SessionStatusUpdate, StoredEvent};
 
+use super::announce_match_updated;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -75,7 +75,8 @@ fn refusal(action: Action, m: &Match) -> ApiError {
     ApiError::Conflict(format!("cannot {} match {}: {why}", action.name(), m.id))
 }
 
-/// Applies an action and returns the match afterwards.
+/// Starts, pauses, stops or restarts a match's processing (the table above) and returns the match
+/// afterwards; every `/ws` client gets `match_updated`.
 ///
 /// # Errors
 /// 404 unknown match, 409 illegal transition, 503 when the bus is down.
@@ -116,7 +117,7 @@ pub async fn act(state: &AppState, id: MatchId, action: Action) -> ApiResult<Mat
             }
         }
     };
-    announce(state, &result).await;
+    announce_match_updated(state, &result).await;
     Ok(result)
 }
 
@@ -165,12 +166,20 @@ async fn new_session(state: &AppState, m: &Match) -> ApiResult<Match> {
     Ok(state.store.get_match(m.id).await?)
 }
 
-/// Tells every `/ws` client that a match changed.
-pub async fn announce(state: &AppState, m: &Match) {
-    let msg = ServerMessage::MatchUpdated {
-        data: Box::new(m.to_dto(sportz_store::now())),
-    };
-    crate::fanout::broadcast_or_log(state, &msg, "match_updated").await;
+/// A match's sessions, newest first.
+///
+/// # Errors
+/// 404 unknown match.
+pub async fn list(state: &AppState, id: MatchId) -> ApiResult<Vec<Session>> {
+    Ok(state.store.list_sessions(id).await?)
+}
+
+/// A match's detected events, in frame order, one page.
+///
+/// # Errors
+/// 404 unknown match, 400 a malformed cursor.
+pub async fn events(state: &AppState, filter: EventFilter) -> ApiResult<Page<StoredEvent>> {
+    Ok(state.store.list_events(filter).await?)
 }
 
 #[cfg(test)]

@@ -1,0 +1,308 @@
+//! Every REST body the API answers with, built from the store's rows in this one place (the store
+//! returns rows and never builds wire shapes):
+//!
+//! - the contract's match-centre shapes, which `/ws` broadcasts carry too: [`match_dto`],
+//!   [`commentary_dto`], [`score_update`];
+//! - the REST-only shapes: [`SessionDto`], [`EventDto`], [`CalibrationDto`], [`HealthDto`];
+//! - the envelopes: [`Data`] (`{data}`) and [`Paged`] (`{data: […], nextCursor}`).
+//!
+//! REST bodies go through [`serde_json::Value`] ([`data`], [`page`]), so their keys are written
+//! in sorted order whatever the field order here.
+
+use axum::Json;
+use serde::Serialize;
+use serde_json::Value;
+use sportz_contract::match_centre::{CommentaryDto, MatchDto, ScoreUpdate};
+use sportz_contract::worker::{PointPair, SessionConfig};
+use sportz_contract::{EventData, MatchId, SessionId, SessionStatus};
+use sportz_store::{Commentary, Match, Session, StoredEvent};
+use time::OffsetDateTime;
+
+/// `{data: T}`: every REST answer but pages.
+#[derive(Debug, Clone, Serialize)]
+pub struct Data<T> {
+    pub data: T,
+}
+
+/// `{data: [T], nextCursor}`: one page; `nextCursor` is `null` on the last page.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Paged<T> {
+    pub data: Vec<T>,
+    pub next_cursor: Option<String>,
+}
+
+/// `{data: v}` as a JSON body.
+pub fn data<T: Serialize>(v: T) -> Json<Value> {
+    Json(serde_json::json!(Data { data: v }))
+}
+
+/// `{data: items, nextCursor: next}` as a JSON body.
+pub fn page<T: Serialize>(items: Vec<T>, next: Option<String>) -> Json<Value> {
+    Json(serde_json::json!(Paged {
+        data: items,
+        next_cursor: next,
+    }))
+}
+
+/// A match as REST returns it and `match_created` / `match_updated` carry it, at `now` (the
+/// phase is derived from the status and the kick-off/end times).
+#[must_use]
+pub fn match_dto(m: &Match, now: OffsetDateTime) -> MatchDto {
+    MatchDto {
+        id: m.id,
+        name: m.name.clone(),
+        sport: m.sport.clone(),
+        home_team: m.home_team.clone(),
+        away_team: m.away_team.clone(),
+        competition: m.competition.clone(),
+        start_time: m.start_time,
+        end_time: m.end_time,
+        home_score: m.home_score,
+        away_score: m.away_score,
+        status: m.status,
+        phase: m.phase(now),
+        status_message: m.status_message.clone(),
+        video_source: m.video_source.clone(),
+        current_session_id: m.current_session_id,
+        event_count: m.event_count,
+        created_at: m.created_at,
+        updated_at: m.updated_at,
+    }
+}
+
+/// A commentary row as REST returns it and `commentary` carries it.
+#[must_use]
+pub fn commentary_dto(c: Commentary) -> CommentaryDto {
+    CommentaryDto {
+        id: c.id,
+        match_id: c.match_id,
+        minute: c.minute,
+        sequence: c.sequence,
+        period: c.period,
+        event_type: c.event_type,
+        actor: c.actor,
+        team: c.team,
+        message: c.message,
+        metadata: c.metadata,
+        tags: c.tags,
+        created_at: c.created_at,
+    }
+}
+
+/// `score_update.data`.
+#[must_use]
+pub const fn score_update(m: &Match) -> ScoreUpdate {
+    ScoreUpdate {
+        match_id: m.id,
+        home_score: m.home_score,
+        away_score: m.away_score,
+    }
+}
+
+/// A processing session.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionDto {
+    pub id: SessionId,
+    pub match_id: MatchId,
+    pub worker_id: Option<String>,
+    pub status: SessionStatus,
+    pub device: Option<String>,
+    pub frames_processed: u64,
+    pub avg_fps: Option<f64>,
+    pub avg_latency_ms: Option<f64>,
+    pub error: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub started_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub stopped_at: Option<OffsetDateTime>,
+    pub config: SessionConfig,
+}
+
+impl From<Session> for SessionDto {
+    fn from(s: Session) -> Self {
+        Self {
+            id: s.id,
+            match_id: s.match_id,
+            worker_id: s.worker_id,
+            status: s.status,
+            device: s.device,
+            frames_processed: s.frames_processed,
+            avg_fps: s.avg_fps,
+            avg_latency_ms: s.avg_latency_ms,
+            error: s.error,
+            started_at: s.started_at,
+            stopped_at: s.stopped_at,
+            config: s.config,
+        }
+    }
+}
+
+/// A stored event: the contract's `event.data` as received, with its row id and session.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventDto {
+    pub id: i64,
+    pub match_id: MatchId,
+    pub session_id: Option<SessionId>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    pub event: EventData,
+}
+
+impl From<StoredEvent> for EventDto {
+    fn from(e: StoredEvent) -> Self {
+        Self {
+            id: e.id,
+            match_id: e.match_id,
+            session_id: e.session_id,
+            created_at: e.created_at,
+            event: e.data,
+        }
+    }
+}
+
+/// A match's calibration and how well it fits (`null` errors with fewer than 4 pairs or a
+/// degenerate set).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CalibrationDto {
+    pub pairs: Vec<PointPair>,
+    /// RMS reprojection error over the inliers, in pixels.
+    pub reprojection_error_px: Option<f64>,
+    /// The same on the pitch, in metres.
+    pub reprojection_error_m: Option<f64>,
+}
+
+impl CalibrationDto {
+    /// The pairs with their fit.
+    #[must_use]
+    pub fn of(pairs: Vec<PointPair>) -> Self {
+        let err = if pairs.len() >= 4 {
+            crate::service::calibration::fit(&pairs).ok()
+        } else {
+            None
+        };
+        Self {
+            pairs,
+            reprojection_error_px: err.map(|e| e.rms_px),
+            reprojection_error_m: err.map(|e| e.rms_m),
+        }
+    }
+}
+
+/// `/health`: liveness, readiness and why not ready.
+#[derive(Debug, Clone, Serialize)]
+pub struct HealthDto {
+    pub live: bool,
+    /// The bus and the store answer and the fan-out subscription is live.
+    pub ready: bool,
+    pub bus: BusHealth,
+    pub store: StoreHealth,
+    pub fanout: bool,
+}
+
+/// The bus part of [`HealthDto`].
+#[derive(Debug, Clone, Serialize)]
+pub struct BusHealth {
+    /// `redis` or `memory`.
+    pub backend: &'static str,
+    pub ok: bool,
+    pub error: Option<String>,
+}
+
+/// The store part of [`HealthDto`].
+#[derive(Debug, Clone, Serialize)]
+pub struct StoreHealth {
+    pub ok: bool,
+    pub error: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use sportz_contract::{MatchStatus, VideoSource};
+    use sportz_store::ProcessingSettings;
+    use time::macros::datetime;
+
+    use super::*;
+
+    fn row() -> Match {
+        Match {
+            id: "match_01JC0000000000000000000000".parse().unwrap(),
+            name: "Derby".into(),
+            sport: "football".into(),
+            home_team: "Arsenal".into(),
+            away_team: "Tottenham".into(),
+            competition: None,
+            start_time: Some(datetime!(2020-05-01 15:00 UTC)),
+            end_time: None,
+            home_score: 2,
+            away_score: 1,
+            status: MatchStatus::Ready,
+            status_message: None,
+            last_error: None,
+            video_source: Some(VideoSource::File("/v/a.mp4".into())),
+            settings: ProcessingSettings::default(),
+            calibration: Vec::new(),
+            current_session_id: None,
+            event_count: 3,
+            created_at: datetime!(2020-04-01 10:00 UTC),
+            updated_at: datetime!(2020-04-01 10:00 UTC),
+        }
+    }
+
+    #[test]
+    fn a_match_in_rest_is_camel_case_with_its_phase_and_sorted_keys() {
+        let now = datetime!(2020-05-01 16:00 UTC);
+        let Json(body) = data(match_dto(&row(), now));
+        assert_eq!(
+            body.to_string(),
+            json!({"data": {
+                "awayScore": 1, "awayTeam": "Tottenham", "competition": null,
+                "createdAt": "2020-04-01T10:00:00Z", "currentSessionId": null, "endTime": null,
+                "eventCount": 3, "homeScore": 2, "homeTeam": "Arsenal",
+                "id": "match_01JC0000000000000000000000", "name": "Derby", "phase": "live",
+                "sport": "football", "startTime": "2020-05-01T15:00:00Z", "status": "ready",
+                "statusMessage": null, "updatedAt": "2020-04-01T10:00:00Z",
+                "videoSource": {"type": "file", "value": "/v/a.mp4"}}})
+            .to_string()
+        );
+        let s = score_update(&row());
+        assert_eq!((s.match_id, s.home_score, s.away_score), (row().id, 2, 1));
+    }
+
+    #[test]
+    fn commentary_keeps_every_field() {
+        let c = Commentary {
+            id: 7,
+            match_id: row().id,
+            minute: Some(12),
+            sequence: 3,
+            period: Some("1H".into()),
+            event_type: "goal".into(),
+            actor: Some("Saka".into()),
+            team: None,
+            message: "Saka scores".into(),
+            metadata: Some(json!({"xg": 0.31})),
+            tags: vec!["open-play".into()],
+            created_at: datetime!(2020-05-01 15:12 UTC),
+        };
+        let dto = commentary_dto(c.clone());
+        assert_eq!(
+            (dto.id, dto.match_id, dto.sequence, dto.tags, dto.metadata),
+            (
+                c.id,
+                c.match_id,
+                c.sequence,
+                c.tags.clone(),
+                c.metadata.clone()
+            )
+        );
+        let Json(body) = page(vec![commentary_dto(c)], None);
+        assert_eq!(body["nextCursor"], Value::Null);
+        assert_eq!(body["data"][0]["eventType"], "goal");
+        assert_eq!(body["data"][0]["createdAt"], "2020-05-01T15:12:00Z");
+    }
+}
