@@ -8,7 +8,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 fn write<S: Serializer>(v: f64, s: S) -> Result<S::Ok, S::Error> {
     if v.fract() == 0.0 && v.abs() < 9.0e15 {
         // exact: |v| < 2^53 and whole
-        #[allow(clippy::cast_possible_truncation)]
         s.serialize_i64(v as i64)
     } else {
         s.serialize_f64(v)

@@ -43,7 +43,6 @@ pub(crate) fn max_weight(rows: usize, cols: usize, weights: &[i64]) -> Vec<(usiz
 
 /// [`max_weight`] for non-negative float scores.
 pub(crate) fn max_score(rows: usize, cols: usize, scores: &[f64]) -> Vec<(usize, usize)> {
-    #[allow(clippy::cast_possible_truncation)]
     let weights: Vec<i64> = scores
         .iter()
         .map(|s| (s.max(0.0) * SCALE).round() as i64)

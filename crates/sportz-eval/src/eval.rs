@@ -204,7 +204,6 @@ fn dist(a: PitchPoint, b: PitchPoint) -> f64 {
     (a.x - b.x).hypot(a.y - b.y)
 }
 
-#[allow(clippy::cast_precision_loss)]
 fn ratio(num: u64, den: u64) -> Option<f64> {
     (den > 0).then(|| num as f64 / den as f64)
 }
@@ -296,7 +295,6 @@ fn truth_period(truth: &[FrameTruth]) -> f64 {
         steps.sort_by(f64::total_cmp);
         return steps[steps.len() / 2];
     }
-    #[allow(clippy::cast_precision_loss)]
     truth
         .first()
         .filter(|f| f.frame_number > 0 && f.video_timestamp > 0.0)
@@ -424,7 +422,6 @@ fn players(
             }
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let mean = |pick: fn(&HotaAtAlpha) -> f64| {
         h.per_alpha.iter().map(pick).sum::<f64>() / h.per_alpha.len() as f64
     };
@@ -444,7 +441,6 @@ fn players(
         ass_pr: mean(|a| a.ass_pr),
         identity: mot::identity(&seq, MATCH_IOU),
         clear: mot::clear(&seq, MATCH_IOU),
-        #[allow(clippy::cast_precision_loss)]
         pitch_error_m: (err_n > 0).then(|| err_sum / err_n as f64),
         pitch_pairs: err_n,
         per_alpha: h.per_alpha,
@@ -490,7 +486,6 @@ fn ball(
     }
     m.recall = ratio(m.recall_hits, m.truth_visible);
     m.precision = ratio(m.precision_hits, m.pred);
-    #[allow(clippy::cast_precision_loss)]
     {
         m.pitch_error_m = (m.pitch_frames > 0).then(|| err_sum / m.pitch_frames as f64);
     }

@@ -114,7 +114,6 @@ pub fn estimate_fps(frames: &[FrameData], opts: &ExportOptions) -> f64 {
 /// RFC 3339 UTC time of unix seconds `t` (millisecond precision).
 #[must_use]
 pub fn utc(t: f64) -> String {
-    #[allow(clippy::cast_possible_truncation)]
     let ms = (t * 1000.0).round() as i128;
     time::OffsetDateTime::from_unix_timestamp_nanos(ms * 1_000_000)
         .ok()
@@ -267,7 +266,6 @@ pub fn cdf_meta(frames: &[FrameData], opts: &ExportOptions) -> Value {
             })
             .collect()
     };
-    #[allow(clippy::cast_possible_truncation)]
     let fps_int = fps.round() as i64;
     json!({
         "competition": {"id": "unknown"},

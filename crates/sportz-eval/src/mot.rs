@@ -78,7 +78,6 @@ pub(crate) struct HotaResult {
     pub matches_at_half: Vec<Vec<(usize, usize)>>,
 }
 
-#[allow(clippy::cast_precision_loss)]
 fn f(n: u64) -> f64 {
     n as f64
 }
@@ -307,7 +306,6 @@ pub(crate) fn clear(seq: &Sequence, threshold: f64) -> Clear {
         fp += (rp - n) as u64;
     }
     Clear {
-        #[allow(clippy::cast_precision_loss)]
         mota: (f(tp) - f(fp) - f(idsw)) / f(tp + fn_).max(1.0),
         motp: motp_sum / f(tp).max(1.0),
         id_switches: idsw,

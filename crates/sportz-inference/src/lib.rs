@@ -710,7 +710,7 @@ fn size_tensor(ty: TensorElementType, (w, h): (u32, u32)) -> Result<DynTensor, I
         ))
         .map(Tensor::upcast),
         _ => {
-            #[allow(clippy::cast_precision_loss)] // input sizes are small
+            // input sizes are small
             let v = vec![w as f32, h as f32];
             Tensor::from_array(([1usize, 2], v)).map(Tensor::upcast)
         }
@@ -734,7 +734,6 @@ fn tensor_f32<'a>(
         ValueType::Tensor { ty, .. } => *ty,
         other => return Err(wrong(format!("a tensor, got {other:?}"))),
     };
-    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
     // class labels and coordinates fit f32
     let (shape, data): (Vec<i64>, Cow<'a, [f32]>) = match ty {
         TensorElementType::Float32 => {

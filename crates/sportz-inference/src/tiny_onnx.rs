@@ -117,7 +117,7 @@ fn value_info(name: &str, dims: &[i64]) -> Vec<u8> {
     info
 }
 
-#[allow(clippy::cast_sign_loss)] // protobuf int64 is the two's complement bit pattern
+// protobuf int64 is the two's complement bit pattern
 const fn int(v: i64) -> u64 {
     v as u64
 }

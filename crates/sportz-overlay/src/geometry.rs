@@ -23,7 +23,6 @@ pub struct Rect {
 /// Where the video goes in the canvas: as large as fits, centred, aspect kept.
 #[must_use]
 pub fn fit(frame: (u32, u32), canvas: (u32, u32)) -> Rect {
-    #[allow(clippy::cast_precision_loss)]
     let (fw, fh, cw, ch) = (
         frame.0.max(1) as f32,
         frame.1.max(1) as f32,
@@ -43,7 +42,6 @@ pub fn fit(frame: (u32, u32), canvas: (u32, u32)) -> Rect {
 /// Where the radar goes: the bottom-right corner, 30 % of the canvas width.
 #[must_use]
 pub fn radar_rect(canvas: (u32, u32), radar: &Radar) -> Rect {
-    #[allow(clippy::cast_precision_loss)]
     let (cw, ch) = (canvas.0 as f32, canvas.1 as f32);
     let margin = (cw * 0.015).max(6.0);
     let w = (cw * 0.3).min(ch * 0.45 * radar.length / radar.width.max(1.0));
@@ -166,7 +164,6 @@ impl Mesh {
     /// A ring between radii `r - t` and `r` (an arc from `from` to `to` radians).
     pub fn arc(&mut self, c: [f32; 2], r: f32, t: f32, (from, to): (f32, f32), color: Rgba) {
         let n = 32;
-        #[allow(clippy::cast_precision_loss)]
         let at = |i: u32, rad: f32| {
             let a = from + (to - from) * i as f32 / n as f32;
             [c[0] + rad * a.cos(), c[1] + rad * a.sin()]
@@ -187,7 +184,6 @@ impl Mesh {
             for (row, bits) in glyph.iter().enumerate() {
                 for col in 0..3u8 {
                     if bits & (0b100 >> col) != 0 {
-                        #[allow(clippy::cast_precision_loss)]
                         self.fill(
                             Rect {
                                 x: x + f32::from(col) * s,
@@ -206,7 +202,6 @@ impl Mesh {
     }
 }
 
-#[allow(clippy::cast_precision_loss)]
 fn angle(i: u32, n: u32) -> f32 {
     std::f32::consts::TAU * i as f32 / n as f32
 }
@@ -235,10 +230,8 @@ const LINES: Rgba = Rgba([255, 255, 255, 220]);
 pub fn tessellate(scene: &Scene, canvas: (u32, u32)) -> Mesh {
     let mut m = Mesh::default();
     let v = fit(scene.frame_size, canvas);
-    #[allow(clippy::cast_precision_loss)]
     let sx = v.w / scene.frame_size.0.max(1) as f32;
     let to_canvas = |x: f32, y: f32| [v.x + x * sx, v.y + y * sx];
-    #[allow(clippy::cast_precision_loss)]
     let unit = (canvas.1 as f32 / 360.0).max(1.0);
     if scene.video.is_none() {
         m.fill(v, PITCH.with_alpha(0.35));
@@ -255,7 +248,6 @@ pub fn tessellate(scene: &Scene, canvas: (u32, u32)) -> Mesh {
         if let Some(id) = b.label {
             let s = unit * 2.0;
             let digits = id.max(1).ilog10() + 1;
-            #[allow(clippy::cast_precision_loss)]
             let w = digits as f32 * 4.0 * s + s;
             let tag = Rect {
                 x: r.x,
@@ -269,7 +261,6 @@ pub fn tessellate(scene: &Scene, canvas: (u32, u32)) -> Mesh {
     }
     let n = scene.trail.len();
     for (i, w) in scene.trail.windows(2).enumerate() {
-        #[allow(clippy::cast_precision_loss)]
         let alpha = 0.15 + 0.85 * (i + 1) as f32 / n.max(1) as f32;
         let (a, b) = (to_canvas(w[0].x, w[0].y), to_canvas(w[1].x, w[1].y));
         let color = BALL.with_alpha(alpha);

@@ -178,7 +178,6 @@ impl Renderer {
     /// Draws `scene` into `target` (a view of a `canvas`-sized texture of the renderer's format).
     pub fn render(&mut self, scene: &Scene, target: &wgpu::TextureView, canvas: (u32, u32)) {
         let dest = fit(scene.frame_size, canvas);
-        #[allow(clippy::cast_precision_loss)]
         let globals = Globals {
             size: [canvas.0 as f32, canvas.1 as f32],
             rect_min: [dest.x, dest.y],
@@ -228,7 +227,6 @@ impl Renderer {
             if let Some(vb) = &vertices {
                 pass.set_pipeline(&self.shape_pipeline);
                 pass.set_vertex_buffer(0, vb.slice(..));
-                #[allow(clippy::cast_possible_truncation)]
                 pass.draw(0..mesh.vertices.len() as u32, 0..1);
             }
         }

@@ -18,7 +18,6 @@ impl Rgba {
     #[must_use]
     pub fn with_alpha(self, a: f32) -> Self {
         let [r, g, b, _] = self.0;
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let a = (a.clamp(0.0, 1.0) * 255.0).round() as u8;
         Self([r, g, b, a])
     }

@@ -249,7 +249,7 @@ pub(crate) fn render(
 
 /// The ground: where each pixel's ray meets z = 0 (the exact inverse of the camera's
 /// projection), shaded as grass with mowing stripes, the surround, or the stands.
-#[allow(clippy::cast_possible_truncation)] // f32 is ample for shading; lines and truth use f64
+// f32 is ample for shading; lines and truth use f64
 fn ground(canvas: &mut Canvas, cam: &Camera, grain: &[u8], grass: [[u8; 3]; 2]) {
     let [ga, gb] = grass;
     let (w, h) = (canvas.width as usize, canvas.height as usize);

@@ -244,7 +244,7 @@ impl BallTracker {
         let a = self.active.as_ref().expect("emit follows an active track");
         let (x, y) = a.kalman.position();
         let (w, h) = a.size;
-        #[allow(clippy::cast_possible_truncation)] // pixels fit f32
+        // pixels fit f32
         let bbox = BBox::from_cxcywh(x as f32, y as f32, w as f32, h as f32);
         let ground = Point::new(x, y + h / 2.0);
         let pitch = calibration.and_then(|c| c.to_pitch(ground));

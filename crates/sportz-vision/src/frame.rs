@@ -159,7 +159,6 @@ impl EventIds {
 
     #[must_use]
     pub fn id(&self, e: &Event) -> EventId {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         // clamped to ULID's 48-bit ms
         let ms = (e.timestamp * 1000.0).clamp(0.0, LOW_48 as f64) as u64;
         let random =

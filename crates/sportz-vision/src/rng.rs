@@ -23,16 +23,15 @@ impl SplitMix64 {
 
     /// Uniform in `[0, 1)`.
     pub fn next_f64(&mut self) -> f64 {
-        #[allow(clippy::cast_precision_loss)] // 53 bits fit an f64 mantissa exactly
+        // 53 bits fit an f64 mantissa exactly
         let v = (self.next_u64() >> 11) as f64;
         v / (1u64 << 53) as f64
     }
 
     /// Uniform in `0..n` (`n > 0`).
     pub fn below(&mut self, n: usize) -> usize {
-        #[allow(clippy::cast_possible_truncation)] // the result is < n, which is a usize
-        let v = ((u128::from(self.next_u64()) * n as u128) >> 64) as usize;
-        v
+        // the result is < n, which is a usize
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
     }
 
     /// Standard normal (Box–Muller).

@@ -28,7 +28,7 @@ pub enum TeamError {
 pub fn torso_colour(image: &RgbImage<'_>, bbox: &BBox) -> Option<Colour> {
     let b = bbox.clamp_to(image.width() as f32, image.height() as f32);
     let (w, h) = (b.width(), b.height());
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // clamped to the image
+    // clamped to the image
     let (x0, x1, y0, y1) = (
         (b.x1 + 0.25 * w) as u32,
         ((b.x1 + 0.75 * w).ceil() as u32).min(image.width()),

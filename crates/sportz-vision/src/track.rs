@@ -100,7 +100,7 @@ struct Track {
 impl Track {
     fn bbox(&self) -> BBox {
         let [cx, cy, w, h] = self.kalman.state();
-        #[allow(clippy::cast_possible_truncation)] // pixel coordinates fit f32
+        // pixel coordinates fit f32
         BBox::from_cxcywh(cx as f32, cy as f32, w as f32, h as f32)
     }
 

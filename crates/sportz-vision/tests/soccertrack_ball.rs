@@ -28,7 +28,6 @@ fn ball_tracker_follows_the_soccertrack_ball() {
         let (tx, ty) = truth.centre();
         let mut candidates = Vec::new();
         if rng.next_f64() >= 0.2 {
-            #[allow(clippy::cast_possible_truncation)]
             let (dx, dy) = ((1.0 * rng.gaussian()) as f32, (1.0 * rng.gaussian()) as f32);
             candidates.push(Detection::new(
                 BBox::new(truth.x1 + dx, truth.y1 + dy, truth.x2 + dx, truth.y2 + dy),
@@ -38,7 +37,6 @@ fn ball_tracker_follows_the_soccertrack_ball() {
         }
         if rng.next_f64() < 0.05 {
             // a weaker false positive somewhere else on the panorama (a head, a line crossing)
-            #[allow(clippy::cast_possible_truncation)]
             let x = (2000.0 + 3000.0 * rng.next_f64()) as f32;
             candidates.push(Detection::new(BBox::new(x, 600.0, x + 8.0, 608.0), 0.3, 32));
         }

@@ -48,14 +48,12 @@ fn simulate(table: &Table, seed: u64, noise: f64, drop: f64) -> Run {
             let mut jitter = |s: f64| noise * s * rng.gaussian();
             let (left, top) = (v[0] + jitter(w), v[1] + jitter(h));
             let (right, bottom) = (v[0] + w + jitter(w), v[1] + h + jitter(h));
-            #[allow(clippy::cast_possible_truncation)]
             let b = BBox::new(
                 left as f32,
                 top as f32,
                 right.max(left + 1.0) as f32,
                 bottom.max(top + 1.0) as f32,
             );
-            #[allow(clippy::cast_possible_truncation)]
             let conf = (0.3 + 0.7 * rng.next_f64()) as f32;
             dets.push(Detection::new(b, conf, 0).with_class(ObjectClass::Player));
             truth.push(id);

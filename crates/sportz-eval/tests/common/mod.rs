@@ -1,7 +1,7 @@
 //! Builders for small truth and prediction files. Everything goes through the real text formats
 //! (truth JSONL, contract envelopes) and the crate's parsers, as the CLI will.
 
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses part of the shared helpers")]
 
 use sportz_contract::{
     Ball, CoordinateMode, Envelope, EventData, EventId, EventKind, FrameData, MatchId, ObjectClass,
@@ -16,14 +16,12 @@ pub const FPS: f64 = 25.0;
 
 /// The box of slot `k`: 20×60 px boxes 100 px apart, never overlapping.
 pub fn slot_box(k: usize) -> [f64; 4] {
-    #[allow(clippy::cast_precision_loss)]
     let x = 100.0 + 100.0 * k as f64;
     [x, 300.0, x + 20.0, 360.0]
 }
 
 /// The pitch point of slot `k`.
 pub fn slot_pitch(k: usize) -> PitchPoint {
-    #[allow(clippy::cast_precision_loss)]
     PitchPoint {
         x: 10.0 + 10.0 * k as f64,
         y: 30.0,
@@ -76,7 +74,6 @@ pub fn ball_truth(visible: bool) -> BallTruth {
 
 pub fn truth_frame(n: u64, objects: Vec<ObjectTruth>, ball: BallTruth) -> FrameTruth {
     let id = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-    #[allow(clippy::cast_precision_loss)]
     FrameTruth {
         frame_number: n,
         video_timestamp: n as f64 / FPS,
@@ -131,7 +128,6 @@ pub fn pred_ball(dx: f64) -> Ball {
 
 /// A predicted frame numbered `n` at `video_timestamp = n / fps`.
 pub fn pred_frame_at(n: u64, fps: f64, players: Vec<Player>, ball: Option<Ball>) -> FrameData {
-    #[allow(clippy::cast_precision_loss)]
     let t = n as f64 / fps;
     FrameData {
         frame_number: n,
@@ -152,7 +148,6 @@ pub fn pred_frame(n: u64, players: Vec<Player>, ball: Option<Ball>) -> FrameData
 }
 
 pub fn truth_event(seq: u32, kind: EventKind, t: f64) -> EventTruth {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     EventTruth {
         seq,
         kind,
@@ -168,7 +163,6 @@ pub fn truth_event(seq: u32, kind: EventKind, t: f64) -> EventTruth {
 }
 
 pub fn pred_event(kind: EventKind, t: f64) -> EventData {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     EventData {
         event_id: EventId::generate(),
         kind,

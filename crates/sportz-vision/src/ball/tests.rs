@@ -4,7 +4,6 @@ use crate::pitch::{PointPair, RansacConfig};
 const DT: f64 = 0.04; // 25 fps
 
 fn ball_at(x: f64, y: f64, conf: f32) -> Detection {
-    #[allow(clippy::cast_possible_truncation)]
     Detection::new(BBox::from_cxcywh(x as f32, y as f32, 8.0, 8.0), conf, 32)
 }
 

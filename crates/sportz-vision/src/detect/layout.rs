@@ -419,14 +419,14 @@ fn best_class(scores: &[f32]) -> (usize, f32) {
         })
 }
 
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // labels are small non-negative integers carried as f32
+// labels are small non-negative integers carried as f32
 fn class_index(v: f32) -> usize {
     v.round().max(0.0) as usize
 }
 
 fn push(dets: &mut Vec<Detection>, bbox: BBox, score: f32, class_id: usize, threshold: f32) {
     if score >= threshold && score.is_finite() && bbox.is_valid() {
-        #[allow(clippy::cast_possible_truncation)] // class ids are < nc, far below u32::MAX
+        // class ids are < nc, far below u32::MAX
         dets.push(Detection::new(bbox, score, class_id as u32));
     }
 }

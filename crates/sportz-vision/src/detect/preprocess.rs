@@ -125,7 +125,7 @@ impl InputTransform {
     pub fn box_to_source(&self, b: &BBox) -> BBox {
         let (x1, y1) = self.to_source(f64::from(b.x1), f64::from(b.y1));
         let (x2, y2) = self.to_source(f64::from(b.x2), f64::from(b.y2));
-        #[allow(clippy::cast_possible_truncation)] // pixel coordinates fit an f32
+        // pixel coordinates fit an f32
         BBox::new(x1 as f32, y1 as f32, x2 as f32, y2 as f32)
             .clamp_to(self.source_width as f32, self.source_height as f32)
     }
@@ -191,7 +191,7 @@ pub fn preprocess(
                 let top = f64::from(row0[x0 + c]) * (1.0 - fx) + f64::from(row0[x1 + c]) * fx;
                 let bottom = f64::from(row1[x0 + c]) * (1.0 - fx) + f64::from(row1[x1 + c]) * fx;
                 let v = top * (1.0 - fy) + bottom * fy;
-                #[allow(clippy::cast_possible_truncation)] // 0..=255 fits an f32
+                // 0..=255 fits an f32
                 let v = v as f32;
                 out[plane_at + at + k] = v / k_scale;
             }

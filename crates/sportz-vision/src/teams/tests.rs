@@ -6,7 +6,6 @@ const BLUE: Colour = [0.1, 0.15, 0.7];
 const YELLOW: Colour = [0.9, 0.9, 0.1];
 
 fn noisy(c: Colour, rng: &mut SplitMix64, sigma: f32) -> Colour {
-    #[allow(clippy::cast_possible_truncation)]
     c.map(|v| (v + sigma * rng.gaussian() as f32).clamp(0.0, 1.0))
 }
 

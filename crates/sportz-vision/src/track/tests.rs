@@ -181,7 +181,6 @@ fn noisy_crossings(cfg: TrackerConfig, runs: u64) -> usize {
                     let i = i as f32;
                     // detector error: 5% of the box size on every edge
                     let mut noisy = |b: BBox| {
-                        #[allow(clippy::cast_possible_truncation)]
                         let mut j = |s: f32| s * 0.05 * rng.gaussian() as f32;
                         let (w, h) = (b.width(), b.height());
                         BBox::new(b.x1 + j(w), b.y1 + j(h), b.x2 + j(w), b.y2 + j(h))

@@ -1,6 +1,6 @@
 //! Readers for the SoccerTrack ground truth in the shared assets.
 
-#![allow(dead_code)] // each test file uses part of it
+#![allow(dead_code, reason = "each test binary uses part of the shared helpers")]
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -69,7 +69,7 @@ pub fn keypoints(path: &Path) -> Vec<PointPair> {
     pairs
 }
 
-#[allow(clippy::cast_possible_truncation)] // pixel values fit f32
+// pixel values fit f32
 pub fn bbox(v: &[f64]) -> BBox {
     BBox::from_ltwh(v[0] as f32, v[1] as f32, v[2] as f32, v[3] as f32)
 }
