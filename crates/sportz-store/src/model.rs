@@ -1,9 +1,9 @@
-//! The typed rows the store returns and the inputs it takes. Rows convert into the contract's
-//! REST shapes (`MatchDto`, `CommentaryDto`) with `to_dto`/`From`; the store itself never
-//! serialises wire messages.
+//! The typed rows the store returns and the inputs it takes. The store builds no wire or REST
+//! shapes: the API turns rows into them (`sportz_api::dto`). What a row derives for the domain
+//! stays here: a match's phase at a time and the [`SessionConfig`] a worker gets.
 
 use serde::{Deserialize, Serialize};
-use sportz_contract::match_centre::{CommentaryDto, MatchDto, MatchPhase, ScoreUpdate};
+use sportz_contract::match_centre::MatchPhase;
 use sportz_contract::status::StatusDecision;
 use sportz_contract::worker::PointPair;
 use sportz_contract::{
@@ -105,41 +105,6 @@ impl Match {
     #[must_use]
     pub fn phase(&self, now: OffsetDateTime) -> MatchPhase {
         MatchPhase::of(self.status, now, self.start_time, self.end_time)
-    }
-
-    /// The REST shape at `now`.
-    #[must_use]
-    pub fn to_dto(&self, now: OffsetDateTime) -> MatchDto {
-        MatchDto {
-            id: self.id,
-            name: self.name.clone(),
-            sport: self.sport.clone(),
-            home_team: self.home_team.clone(),
-            away_team: self.away_team.clone(),
-            competition: self.competition.clone(),
-            start_time: self.start_time,
-            end_time: self.end_time,
-            home_score: self.home_score,
-            away_score: self.away_score,
-            status: self.status,
-            phase: self.phase(now),
-            status_message: self.status_message.clone(),
-            video_source: self.video_source.clone(),
-            current_session_id: self.current_session_id,
-            event_count: self.event_count,
-            created_at: self.created_at,
-            updated_at: self.updated_at,
-        }
-    }
-
-    /// `score_update.data`.
-    #[must_use]
-    pub const fn score(&self) -> ScoreUpdate {
-        ScoreUpdate {
-            match_id: self.id,
-            home_score: self.home_score,
-            away_score: self.away_score,
-        }
     }
 
     /// What a worker needs to process the match, or `None` without a video source.
@@ -375,25 +340,6 @@ pub struct Commentary {
     pub metadata: Option<serde_json::Value>,
     pub tags: Vec<String>,
     pub created_at: OffsetDateTime,
-}
-
-impl From<Commentary> for CommentaryDto {
-    fn from(c: Commentary) -> Self {
-        Self {
-            id: c.id,
-            match_id: c.match_id,
-            minute: c.minute,
-            sequence: c.sequence,
-            period: c.period,
-            event_type: c.event_type,
-            actor: c.actor,
-            team: c.team,
-            message: c.message,
-            metadata: c.metadata,
-            tags: c.tags,
-            created_at: c.created_at,
-        }
-    }
 }
 
 /// A commentary entry to add.
