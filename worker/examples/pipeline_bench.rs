@@ -12,7 +12,9 @@ use sportz_contract::status::{DesiredState, SessionStatus};
 use sportz_contract::worker::{SessionConfig, VideoSource};
 use sportz_contract::{Control, MatchId, Payload, SessionId, WorkerCommand};
 use sportz_worker::source::{self, Decoder, SourceEvent};
-use sportz_worker::{Analysis, Analyzer, AnalyzerFactory, PassThrough, WorkerSettings};
+use sportz_worker::{
+    Analysis, Analyzer, AnalyzerError, AnalyzerFactory, PassThrough, WorkerSettings,
+};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug)]
@@ -20,7 +22,7 @@ struct Slow(Duration);
 
 struct SlowAnalyzer(Duration);
 impl Analyzer for SlowAnalyzer {
-    fn analyze(&mut self, f: &source::VideoFrame) -> Result<Analysis, String> {
+    fn analyze(&mut self, f: &source::VideoFrame) -> Result<Analysis, AnalyzerError> {
         std::thread::sleep(self.0);
         let mut a = PassThrough::default().analyze(f)?;
         a.detect_ms = self.0.as_secs_f64() * 1000.0;
@@ -29,7 +31,7 @@ impl Analyzer for SlowAnalyzer {
 }
 
 impl AnalyzerFactory for Slow {
-    fn create(&self, _: &MatchId, _: &SessionConfig) -> Result<Box<dyn Analyzer>, String> {
+    fn create(&self, _: &MatchId, _: &SessionConfig) -> Result<Box<dyn Analyzer>, AnalyzerError> {
         Ok(Box::new(SlowAnalyzer(self.0)))
     }
     fn device(&self) -> String {

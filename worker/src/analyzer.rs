@@ -7,6 +7,28 @@ use sportz_contract::{CoordinateMode, EventData, FrameData, MatchId};
 
 use crate::source::VideoFrame;
 
+/// Why the vision stage cannot start a session or analyse a frame. Its message is what the
+/// session publishes in its `model_failed` error and its `failed` status.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AnalyzerError {
+    /// The model cannot be loaded (missing file, no ONNX Runtime, unsupported layout, …).
+    #[error(transparent)]
+    Load(sportz_inference::InferenceError),
+    /// The session's calibration gives no usable homography.
+    #[error("calibration rejected: {0}")]
+    Calibration(#[source] sportz_vision::pitch::PitchError),
+    /// The frame's buffer does not match its size.
+    #[error(transparent)]
+    Frame(sportz_vision::image::ImageError),
+    /// The detector failed on a frame, or its outputs were not what its layout promised.
+    #[error(transparent)]
+    Detect(sportz_inference::InferenceError),
+    /// Any other failure, in the analyser's own words (wrappers, other detectors, tests).
+    #[error("{0}")]
+    Other(String),
+}
+
 /// What the vision stage made of one frame.
 #[derive(Debug, Clone)]
 pub struct Analysis {
@@ -20,9 +42,9 @@ pub struct Analysis {
 /// Turns frames into analyses, one session at a time, on its own thread.
 pub trait Analyzer: Send {
     /// # Errors
-    /// A message for the session's `error`/`failed` status (e.g. the model's output was not
-    /// what its layout promised).
-    fn analyze(&mut self, frame: &VideoFrame) -> Result<Analysis, String>;
+    /// What ends the session with `model_failed` (e.g. the model's output was not what its
+    /// layout promised).
+    fn analyze(&mut self, frame: &VideoFrame) -> Result<Analysis, AnalyzerError>;
 }
 
 /// Makes an analyzer for each session.
@@ -33,7 +55,7 @@ pub trait AnalyzerFactory: Send + Sync + std::fmt::Debug {
         &self,
         match_id: &MatchId,
         config: &SessionConfig,
-    ) -> Result<Box<dyn Analyzer>, String>;
+    ) -> Result<Box<dyn Analyzer>, AnalyzerError>;
     /// The execution device, e.g. `cpu` or `cuda:0`.
     fn device(&self) -> String;
     /// Models loaded or available.
@@ -47,7 +69,7 @@ pub struct PassThrough {
 }
 
 impl Analyzer for PassThrough {
-    fn analyze(&mut self, f: &VideoFrame) -> Result<Analysis, String> {
+    fn analyze(&mut self, f: &VideoFrame) -> Result<Analysis, AnalyzerError> {
         Ok(Analysis {
             frame: FrameData {
                 frame_number: f.frame_number,
@@ -76,7 +98,11 @@ impl Analyzer for PassThrough {
 pub struct PassThroughFactory;
 
 impl AnalyzerFactory for PassThroughFactory {
-    fn create(&self, _: &MatchId, config: &SessionConfig) -> Result<Box<dyn Analyzer>, String> {
+    fn create(
+        &self,
+        _: &MatchId,
+        config: &SessionConfig,
+    ) -> Result<Box<dyn Analyzer>, AnalyzerError> {
         Ok(Box::new(PassThrough {
             calibrated: config.calibration.len() >= 4,
         }))

@@ -26,7 +26,9 @@ use sportz_contract::{Heartbeat, Lease, MatchId, WorkerCommand};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-pub use analyzer::{Analysis, Analyzer, AnalyzerFactory, PassThrough, PassThroughFactory};
+pub use analyzer::{
+    Analysis, Analyzer, AnalyzerError, AnalyzerFactory, PassThrough, PassThroughFactory,
+};
 pub use guard::SourcePolicy;
 pub use vision::{VisionAnalyzer, VisionAnalyzerFactory};
 

@@ -24,7 +24,7 @@ use sportz_vision::pitch::Calibration;
 use sportz_vision::teams::{TeamAssigner, TeamConfig, torso_colour};
 use sportz_vision::track::{ByteTracker, TrackerConfig};
 
-use crate::analyzer::{Analysis, Analyzer, AnalyzerFactory};
+use crate::analyzer::{Analysis, Analyzer, AnalyzerError, AnalyzerFactory};
 use crate::source::VideoFrame;
 
 /// A detector as the analyser uses it: an image in, detections and the ms it took out. The real
@@ -36,7 +36,7 @@ pub trait Detect: Send {
         &mut self,
         image: &RgbImage<'_>,
         decode: &DecodeConfig,
-    ) -> Result<(Detections, f64), String>;
+    ) -> Result<(Detections, f64), AnalyzerError>;
 }
 
 impl Detect for Detector {
@@ -44,11 +44,11 @@ impl Detect for Detector {
         &mut self,
         image: &RgbImage<'_>,
         decode: &DecodeConfig,
-    ) -> Result<(Detections, f64), String> {
+    ) -> Result<(Detections, f64), AnalyzerError> {
         if self.decode_config() != decode {
             self.set_decode_config(*decode);
         }
-        let (dets, timing) = Self::detect(self, image).map_err(|e| e.to_string())?;
+        let (dets, timing) = Self::detect(self, image).map_err(AnalyzerError::Detect)?;
         Ok((dets, timing.total_ms()))
     }
 }
@@ -67,10 +67,12 @@ impl Detect for Pooled {
         &mut self,
         image: &RgbImage<'_>,
         decode: &DecodeConfig,
-    ) -> Result<(Detections, f64), String> {
+    ) -> Result<(Detections, f64), AnalyzerError> {
         match self.detector.as_mut() {
             Some(d) => Detect::detect(d, image, decode),
-            None => Err("the detector was already returned".to_owned()),
+            None => Err(AnalyzerError::Other(
+                "the detector was already returned".to_owned(),
+            )),
         }
     }
 }
@@ -151,7 +153,7 @@ impl VisionAnalyzerFactory {
         PathBuf::from(want)
     }
 
-    fn checkout(&self, model: &Path) -> Result<Pooled, String> {
+    fn checkout(&self, model: &Path) -> Result<Pooled, AnalyzerError> {
         let pooled = self
             .pool
             .lock()
@@ -162,7 +164,7 @@ impl VisionAnalyzerFactory {
             Some(d) => d,
             None => {
                 // another session holds the warm one (or a new model): load one more
-                let d = Detector::load(model, &self.options).map_err(|e| e.to_string())?;
+                let d = Detector::load(model, &self.options).map_err(AnalyzerError::Load)?;
                 let name = d.model_name();
                 let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
                 if !loaded.contains(&name) {
@@ -184,7 +186,7 @@ impl AnalyzerFactory for VisionAnalyzerFactory {
         &self,
         match_id: &MatchId,
         config: &SessionConfig,
-    ) -> Result<Box<dyn Analyzer>, String> {
+    ) -> Result<Box<dyn Analyzer>, AnalyzerError> {
         let model = self.model_for(config);
         let mut settings = VisionSettings::from_config(config)?;
         settings.decode.iou_threshold = self.options.decode.iou_threshold;
@@ -235,8 +237,9 @@ pub struct VisionSettings {
 
 impl VisionSettings {
     /// # Errors
-    /// Four or more calibration pairs that give no usable homography.
-    pub fn from_config(config: &SessionConfig) -> Result<Self, String> {
+    /// [`AnalyzerError::Calibration`]: four or more calibration pairs that give no usable
+    /// homography.
+    pub fn from_config(config: &SessionConfig) -> Result<Self, AnalyzerError> {
         #[allow(clippy::cast_possible_truncation)] // a 0..1 threshold
         let confidence = config.confidence_threshold.clamp(0.0, 1.0) as f32;
         let defaults = TrackerConfig::default();
@@ -267,7 +270,7 @@ impl VisionSettings {
             }
             _ => Some(
                 Calibration::fit_contract(&config.calibration)
-                    .map_err(|e| format!("calibration rejected: {e}"))?,
+                    .map_err(AnalyzerError::Calibration)?,
             ),
         };
         Ok(Self {
@@ -320,8 +323,8 @@ impl VisionAnalyzer {
 }
 
 impl Analyzer for VisionAnalyzer {
-    fn analyze(&mut self, f: &VideoFrame) -> Result<Analysis, String> {
-        let image = RgbImage::new(&f.rgb, f.width, f.height).map_err(|e| e.to_string())?;
+    fn analyze(&mut self, f: &VideoFrame) -> Result<Analysis, AnalyzerError> {
+        let image = RgbImage::new(&f.rgb, f.width, f.height).map_err(AnalyzerError::Frame)?;
         let (detections, detect_ms) = self.detector.detect(&image, &self.settings.decode)?;
         let s = &self.settings;
         let calibration = s.calibration.as_ref();
@@ -417,12 +420,12 @@ mod tests {
             &mut self,
             _: &RgbImage<'_>,
             decode: &DecodeConfig,
-        ) -> Result<(Detections, f64), String> {
+        ) -> Result<(Detections, f64), AnalyzerError> {
             self.asked
                 .store(decode.confidence_threshold.to_bits(), Ordering::Relaxed);
             self.calls += 1;
             if self.fail_at == Some(self.calls) {
-                return Err("unexpected model output: boom".into());
+                return Err(AnalyzerError::Other("unexpected model output: boom".into()));
             }
             let mut items: Vec<Detection> = self
                 .people
@@ -625,7 +628,7 @@ mod tests {
                 },
             })
             .collect();
-        let err = VisionSettings::from_config(&c).unwrap_err();
+        let err = VisionSettings::from_config(&c).unwrap_err().to_string();
         assert!(err.starts_with("calibration rejected"), "{err}");
     }
 
@@ -640,7 +643,7 @@ mod tests {
             VisionSettings::from_config(&config()).unwrap(),
         );
         assert!(a.analyze(&frame(0)).is_ok());
-        let err = a.analyze(&frame(1)).unwrap_err();
+        let err = a.analyze(&frame(1)).unwrap_err().to_string();
         assert!(err.contains("unexpected model output"), "{err}");
     }
 
@@ -650,6 +653,6 @@ mod tests {
         let mut a = analyzer(&config(), &MatchId::generate(), &asked);
         let mut f = frame(0);
         f.rgb.truncate(10);
-        assert!(a.analyze(&f).unwrap_err().contains("expected"));
+        assert!(a.analyze(&f).unwrap_err().to_string().contains("expected"));
     }
 }

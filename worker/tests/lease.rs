@@ -12,7 +12,7 @@ use sportz_contract::keys::{self, LEASE_REFRESH, LEASE_TTL};
 use sportz_contract::status::SessionStatus;
 use sportz_contract::worker::{SessionConfig, VideoSource};
 use sportz_contract::{MatchId, SessionId};
-use sportz_worker::{Analyzer, AnalyzerFactory, PassThroughFactory, WorkerSettings};
+use sportz_worker::{Analyzer, AnalyzerError, AnalyzerFactory, PassThroughFactory, WorkerSettings};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
@@ -103,7 +103,11 @@ struct SlowLoad {
 }
 
 impl AnalyzerFactory for SlowLoad {
-    fn create(&self, m: &MatchId, config: &SessionConfig) -> Result<Box<dyn Analyzer>, String> {
+    fn create(
+        &self,
+        m: &MatchId,
+        config: &SessionConfig,
+    ) -> Result<Box<dyn Analyzer>, AnalyzerError> {
         self.entered.notify_one();
         let release = self.release.lock().unwrap();
         release

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use crate::analyzer::{Analysis, Analyzer};
+use crate::analyzer::{Analysis, Analyzer, AnalyzerError};
 use crate::source::VideoFrame;
 
 /// A single-frame slot between the session loop and the analyser thread.
@@ -56,7 +56,7 @@ impl Slot {
     }
 }
 
-pub(crate) type Analysed = Result<(Analysis, Instant), String>;
+pub(crate) type Analysed = Result<(Analysis, Instant), AnalyzerError>;
 
 pub(crate) fn spawn_analyser(
     mut analyzer: Box<dyn Analyzer>,

@@ -39,7 +39,7 @@ use sportz_contract::{ErrorData, Lease, MatchId, SessionId};
 use tokio_util::sync::CancellationToken;
 
 use crate::WorkerSettings;
-use crate::analyzer::Analyzer;
+use crate::analyzer::{Analyzer, AnalyzerError};
 use lease::LeaseKeeper;
 use publisher::Publisher;
 
@@ -102,12 +102,14 @@ pub(crate) async fn run(ctx: SessionCtx, started: tokio::sync::oneshot::Sender<(
 }
 
 /// Makes the session's analyser off the async runtime: loading a model blocks for seconds.
-async fn create_analyzer(ctx: &SessionCtx) -> Result<Box<dyn Analyzer>, String> {
+async fn create_analyzer(ctx: &SessionCtx) -> Result<Box<dyn Analyzer>, AnalyzerError> {
     let (settings, match_id, config) = (ctx.settings.clone(), ctx.match_id, ctx.config.clone());
     match tokio::task::spawn_blocking(move || settings.analyzers.create(&match_id, &config)).await {
         Ok(created) => created,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Err(e) => Err(format!("the model load was cancelled: {e}")),
+        Err(e) => Err(AnalyzerError::Other(format!(
+            "the model load was cancelled: {e}"
+        ))),
     }
 }
 

@@ -22,7 +22,7 @@ use super::control::{Wanted, watch_control};
 use super::lease::LeaseKeeper;
 use super::publisher::{Publisher, publish_loop};
 use super::{Ended, SessionCtx, create_analyzer, reconnect_delay, shutdown_end};
-use crate::analyzer::Analyzer;
+use crate::analyzer::{Analyzer, AnalyzerError};
 use crate::metrics::SessionMetrics;
 use crate::source::{self, Decoder, Probe, SourceError, SourceEvent, VideoFrame};
 
@@ -48,7 +48,7 @@ pub(super) async fn run_pipeline(
         Err(e) => {
             return Ended::Failed {
                 code: ErrorData::MODEL_FAILED,
-                message: e,
+                message: e.to_string(),
             };
         }
     };
@@ -89,7 +89,7 @@ struct Stages {
     slot: Arc<Slot>,
     metrics: Arc<Mutex<SessionMetrics>>,
     /// Ends with the analyser's error, or `None` once the analyser is done.
-    publishing: JoinHandle<Option<String>>,
+    publishing: JoinHandle<Option<AnalyzerError>>,
 }
 
 impl Stages {
@@ -306,7 +306,7 @@ impl Reader<'_> {
                 why = self.lease.lost() => return Break(Ended::Failed { code: ErrorData::INTERNAL, message: why }),
                 () = self.cancel.cancelled() => return Break(shutdown_end(self.ctx)),
                 done = &mut self.stages.publishing => {
-                    let why = done.ok().flatten().unwrap_or_else(|| "the publisher stopped".to_owned());
+                    let why = done.ok().flatten().map_or_else(|| "the publisher stopped".to_owned(), |e| e.to_string());
                     return Break(Ended::Failed { code: ErrorData::MODEL_FAILED, message: why });
                 }
             }

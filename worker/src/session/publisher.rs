@@ -12,6 +12,7 @@ use sportz_contract::{Envelope, ErrorData, MatchId, Payload, Sequencer, SessionI
 use tokio::sync::mpsc;
 
 use super::analyser::Analysed;
+use crate::analyzer::AnalyzerError;
 use crate::metrics::SessionMetrics;
 
 /// Publishes the session's messages with one sequence.
@@ -112,13 +113,14 @@ impl Publisher {
     }
 }
 
-/// Publishes analysed frames, their events and the metrics once per second.
+/// Publishes analysed frames, their events and the metrics once per second. Ends with the
+/// analyser's error, or `None` once the analyser is done.
 pub(crate) async fn publish_loop(
     publisher: Arc<Publisher>,
     mut rx: mpsc::Receiver<Analysed>,
     metrics: Arc<Mutex<SessionMetrics>>,
     gpu: crate::gpu::GpuProbe,
-) -> Option<String> {
+) -> Option<AnalyzerError> {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.tick().await;
     loop {
