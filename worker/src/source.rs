@@ -105,8 +105,13 @@ impl Decoder {
         realtime: bool,
         tx: mpsc::Sender<SourceEvent>,
     ) -> Result<Self, SourceError> {
-        let mut cmd =
-            sportz_media::decode_command(source, start_at, realtime, fps, (probe.width, probe.height));
+        let mut cmd = sportz_media::decode_command(
+            source,
+            start_at,
+            realtime,
+            fps,
+            (probe.width, probe.height),
+        );
         let mut child = cmd
             .spawn()
             .map_err(|e| SourceError::Spawn("ffmpeg", e.to_string()))?;
