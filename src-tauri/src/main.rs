@@ -4,6 +4,7 @@
 //! tokio runtime and dispatches: the serving modes start in [`system`] (the desktop in
 //! [`desktop`], which hands the same runtime to Tauri), the other roles live in [`roles`].
 
+mod annotate;
 mod cli;
 mod config;
 mod demo;

@@ -9,7 +9,7 @@ use sportz_contract::worker::SessionConfig;
 use sportz_contract::{FrameData, MatchId, TeamSide};
 use sportz_overlay::{BoxMark, Mark, Radar, RadarDot, Rgba, Scene, VideoImage};
 use sportz_worker::source::VideoFrame;
-use sportz_worker::{Analysis, Analyzer, AnalyzerFactory};
+use sportz_worker::{Analysis, Analyzer, AnalyzerError, AnalyzerFactory};
 
 /// Kit colours on the overlay: home, away, and referees/unassigned.
 pub const HOME: Rgba = Rgba::rgb(230, 57, 70);
@@ -26,7 +26,6 @@ fn team_colour(team: Option<TeamSide>) -> Rgba {
 
 /// The overlay scene of one contract frame, over its video frame when there is one.
 #[must_use]
-#[allow(clippy::cast_possible_truncation)]
 pub fn scene_from_frame(frame: &FrameData, video: Option<VideoImage>) -> Scene {
     let mut s = Scene::new(frame.width, frame.height);
     s.video = video;
@@ -107,7 +106,7 @@ struct Tapped {
 }
 
 impl Analyzer for Tapped {
-    fn analyze(&mut self, frame: &VideoFrame) -> Result<Analysis, String> {
+    fn analyze(&mut self, frame: &VideoFrame) -> Result<Analysis, AnalyzerError> {
         let a = self.inner.analyze(frame)?;
         (self.sink)(&self.match_id, frame, &a);
         Ok(a)
@@ -115,7 +114,11 @@ impl Analyzer for Tapped {
 }
 
 impl AnalyzerFactory for TapFactory {
-    fn create(&self, m: &MatchId, config: &SessionConfig) -> Result<Box<dyn Analyzer>, String> {
+    fn create(
+        &self,
+        m: &MatchId,
+        config: &SessionConfig,
+    ) -> Result<Box<dyn Analyzer>, AnalyzerError> {
         Ok(Box::new(Tapped {
             inner: self.inner.create(m, config)?,
             match_id: *m,
@@ -131,7 +134,7 @@ impl AnalyzerFactory for TapFactory {
 }
 
 /// The pixels of a decoded frame, as the overlay takes them.
-fn video_of(f: &VideoFrame) -> VideoImage {
+pub fn video_of(f: &VideoFrame) -> VideoImage {
     VideoImage {
         width: f.width,
         height: f.height,
@@ -180,129 +183,6 @@ impl Latest {
         let map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         map.iter().max_by_key(|(_, d)| d.at).map(|(m, _)| *m)
     }
-}
-
-/// Renders analysed frames with the overlay and encodes them to H.264 (`track --annotate`).
-pub struct Annotator {
-    tx: Option<std::sync::mpsc::SyncSender<(VideoImage, FrameData)>>,
-    thread: Option<std::thread::JoinHandle<anyhow::Result<u64>>>,
-}
-
-impl std::fmt::Debug for Annotator {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Annotator").finish_non_exhaustive()
-    }
-}
-
-impl Annotator {
-    /// Checks that a GPU adapter exists, then starts the render-and-encode thread.
-    ///
-    /// # Errors
-    /// No wgpu adapter.
-    pub fn start(out: &std::path::Path, fps: f64) -> anyhow::Result<Self> {
-        drop(sportz_overlay::Offscreen::new(16, 16)?);
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(VideoImage, FrameData)>(4);
-        let out = out.to_owned();
-        let thread = std::thread::Builder::new()
-            .name("annotate".into())
-            .spawn(move || encode(&rx, &out, fps))?;
-        Ok(Self {
-            tx: Some(tx),
-            thread: Some(thread),
-        })
-    }
-
-    /// A sink that queues each frame for the encoder (blocking when it is behind: offline work
-    /// waits rather than drops).
-    #[must_use]
-    pub fn sink(&self) -> Sink {
-        let tx = self.tx.clone();
-        Arc::new(move |_, f, a| {
-            if let Some(tx) = &tx {
-                let _ = tx.send((video_of(f), a.frame.clone()));
-            }
-        })
-    }
-
-    /// Waits for the encoder to finish; returns the number of frames written.
-    ///
-    /// # Errors
-    /// The renderer or ffmpeg failed.
-    pub fn finish(mut self) -> anyhow::Result<u64> {
-        self.tx = None;
-        self.thread.take().map_or(Ok(0), |t| {
-            t.join()
-                .map_err(|_| anyhow::anyhow!("the annotate thread panicked"))?
-        })
-    }
-}
-
-fn encode(
-    rx: &std::sync::mpsc::Receiver<(VideoImage, FrameData)>,
-    out: &std::path::Path,
-    fps: f64,
-) -> anyhow::Result<u64> {
-    use anyhow::Context as _;
-    use std::io::Write as _;
-    let mut state: Option<(sportz_overlay::Offscreen, std::process::Child)> = None;
-    let mut frames = 0u64;
-    // the synth and the tests never drop frames, but another source could; keep the fed ones
-    for (video, frame) in rx {
-        if state.is_none() {
-            let (w, h) = (video.width & !1, video.height & !1);
-            let off = sportz_overlay::Offscreen::new(w, h)?;
-            let child = std::process::Command::new("ffmpeg")
-                .args([
-                    "-hide_banner",
-                    "-loglevel",
-                    "error",
-                    "-y",
-                    "-f",
-                    "rawvideo",
-                    "-pix_fmt",
-                    "rgba",
-                ])
-                .args([
-                    "-s",
-                    &format!("{w}x{h}"),
-                    "-r",
-                    &format!("{fps}"),
-                    "-i",
-                    "-",
-                ])
-                .args([
-                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p",
-                ])
-                .arg(out)
-                .stdin(std::process::Stdio::piped())
-                .spawn()
-                .context(
-                    "cannot start ffmpeg to encode the annotated video (scripts/setup installs it)",
-                )?;
-            state = Some((off, child));
-        }
-        let Some((off, child)) = state.as_mut() else {
-            continue;
-        };
-        let img = off.render(&scene_from_frame(&frame, Some(video)))?;
-        child
-            .stdin
-            .as_mut()
-            .context("ffmpeg's stdin")?
-            .write_all(&img.data)
-            .with_context(|| format!("ffmpeg stopped while writing {}", out.display()))?;
-        frames += 1;
-    }
-    if let Some((_, mut child)) = state {
-        drop(child.stdin.take());
-        let status = child.wait()?;
-        anyhow::ensure!(
-            status.success(),
-            "ffmpeg failed writing {} ({status})",
-            out.display()
-        );
-    }
-    Ok(frames)
 }
 
 #[cfg(test)]

@@ -17,9 +17,7 @@ pub fn run(args: &crate::cli::SynthArgs) -> anyhow::Result<()> {
     let summary = sportz_synth::write_match(&cfg, args.seed, &args.out, |p| {
         if last_print.elapsed().as_millis() >= 500 || p.frames_done == p.frames_total {
             last_print = std::time::Instant::now();
-            #[allow(clippy::cast_precision_loss)]
             let fps = p.frames_done as f64 / started.elapsed().as_secs_f64().max(1e-9);
-            #[allow(clippy::cast_precision_loss)]
             let eta = (p.frames_total - p.frames_done) as f64 / fps.max(1e-9);
             eprint!(
                 "\rrendering {}/{} frames  {fps:5.1} fps  ETA {eta:4.0} s ",

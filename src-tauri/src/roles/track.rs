@@ -16,8 +16,9 @@ use sportz_contract::{
 use sportz_worker::WorkerSettings;
 use tokio_util::sync::CancellationToken;
 
+use crate::annotate::Annotator;
 use crate::cli::{ExportFormat, TrackArgs};
-use crate::overlay::{Annotator, TapFactory};
+use crate::overlay::TapFactory;
 
 /// Runs the pipeline over `args.video`, writes the outputs and prints what it wrote.
 ///
@@ -39,7 +40,6 @@ pub async fn run(args: &TrackArgs) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let fps = args.fps.unwrap_or(probe.fps);
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let total = probe.duration.map(|d| (d * fps).round() as u64);
     let annotator = match &args.annotate {
         Some(path) => Some(Annotator::start(path, fps)?),
@@ -219,10 +219,8 @@ impl Run {
 /// The progress line on stderr.
 fn progress(w: &Written, total: Option<u64>, started: Instant) {
     let (frames, events) = (w.frames, w.events);
-    #[allow(clippy::cast_precision_loss)]
     let rate = frames as f64 / started.elapsed().as_secs_f64().max(1e-9);
     match total {
-        #[allow(clippy::cast_precision_loss)]
         Some(t) => eprint!(
             "\rtracking {frames}/{t} frames  {rate:5.1} fps  ETA {:4.0} s  {events} events ",
             t.saturating_sub(frames) as f64 / rate.max(1e-9)
