@@ -146,22 +146,8 @@ fn synth_writes_a_video_with_its_truth() {
     assert!(out.status.success(), "{out:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("wrote 50 frames"), "{stdout}");
-    let frames = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-count_frames",
-            "-select_streams",
-            "v:0",
-            "-show_entries",
-            "stream=nb_read_frames,width,height",
-            "-of",
-            "csv=p=0",
-        ])
-        .arg(dir.path().join("match.mp4"))
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&frames.stdout).trim(), "320,180,50");
+    let v = sportz_testkit::video_facts(&dir.path().join("match.mp4"));
+    assert_eq!((v.width, v.height, v.frames), (320, 180, 50));
     let truth = std::fs::read_to_string(dir.path().join("truth.jsonl")).unwrap();
     assert_eq!(truth.lines().count(), 50);
     let bad = Command::new(sportz_bin())

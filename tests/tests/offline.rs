@@ -56,28 +56,9 @@ fn synth_track_eval_with_the_built_in_detector() {
     assert!(tracked.contains("wrote 100 annotated frames"), "{tracked}");
 
     // the annotated video: every frame, the source's size
-    let probe = Command::new("ffprobe")
-        .args(["-v", "error", "-count_frames", "-select_streams", "v:0"])
-        .args([
-            "-show_entries",
-            "stream=nb_read_frames,width,height,codec_name",
-            "-of",
-            "json",
-        ])
-        .arg(d.join("run.mp4"))
-        .output()
-        .unwrap();
-    let probe: Value = serde_json::from_slice(&probe.stdout).unwrap();
-    let s = &probe["streams"][0];
-    assert_eq!(
-        (
-            s["codec_name"].as_str(),
-            s["width"].as_u64(),
-            s["height"].as_u64()
-        ),
-        (Some("h264"), Some(1280), Some(720))
-    );
-    assert_eq!(s["nb_read_frames"], "100");
+    let v = sportz_testkit::video_facts(&d.join("run.mp4"));
+    assert_eq!((v.codec.as_str(), v.width, v.height), ("h264", 1280, 720));
+    assert_eq!(v.frames, 100);
 
     // CDF: a frame a line in metres from the centre, plus the meta; GSR: predictions
     let cdf = std::fs::read_to_string(d.join("run.cdf.jsonl")).unwrap();

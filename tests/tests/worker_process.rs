@@ -23,30 +23,11 @@ fn a_worker_without_a_bus_says_what_it_needs() {
 async fn sigkill_of_a_worker_lets_its_lease_expire_within_8_s() {
     let redis = sportz_testkit::RedisServer::start();
     let dir = tempfile::tempdir().unwrap();
-    let clip = dir.path().join("clip.mp4");
-    let made = Command::new("ffmpeg")
-        .args([
-            "-hide_banner",
-            "-loglevel",
-            "error",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-        ])
-        .arg("testsrc2=size=320x240:rate=10:duration=60")
-        .args([
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-        ])
-        .arg(&clip)
-        .status()
-        .unwrap();
-    assert!(made.success());
+    let clip = sportz_testkit::TestClip {
+        gop: None,
+        ..sportz_testkit::TestClip::new(60, 10)
+    }
+    .make(&dir.path().join("clip.mp4"));
 
     let mut child = Command::new(sportz_bin())
         .args(["worker", "--redis", &redis.url(), "--worker-id", "doomed"])
