@@ -32,7 +32,8 @@ pub enum AnalyzerError {
 /// What the vision stage made of one frame.
 #[derive(Debug, Clone)]
 pub struct Analysis {
-    /// `latency_ms` is filled in by the publisher.
+    /// Its `latency_ms` is left at 0: the publisher sets it when it sends the frame (it is
+    /// the stage that knows both when the frame was read and when it goes out).
     pub frame: FrameData,
     pub events: Vec<EventData>,
     /// Time spent in the detector, in ms.
@@ -85,7 +86,7 @@ impl Analyzer for PassThrough {
                 ball: None,
                 trail: Vec::new(),
                 players: Vec::new(),
-                latency_ms: 0.0,
+                latency_ms: 0.0, // set by the publisher
             },
             events: Vec::new(),
             detect_ms: 0.0,

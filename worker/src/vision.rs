@@ -375,7 +375,7 @@ impl Analyzer for VisionAnalyzer {
             timestamp: f.read_at,
             width: f.width,
             height: f.height,
-            latency_ms: 0.0,
+            latency_ms: 0.0, // set by the publisher
         };
         let frame = build_frame(
             &meta,

@@ -56,18 +56,27 @@ impl Slot {
     }
 }
 
-pub(crate) type Analysed = Result<(Analysis, Instant), AnalyzerError>;
+/// A frame the analyser is done with, on its way to the publisher.
+#[derive(Debug)]
+pub(crate) struct Analysed {
+    pub analysis: Analysis,
+    /// When the frame was read from the source (the publisher measures `latency_ms` from it).
+    pub read_instant: Instant,
+}
 
 pub(crate) fn spawn_analyser(
     mut analyzer: Box<dyn Analyzer>,
     slot: Arc<Slot>,
-    tx: mpsc::Sender<Analysed>,
+    tx: mpsc::Sender<Result<Analysed, AnalyzerError>>,
 ) {
     let spawned = std::thread::Builder::new()
         .name("analyser".into())
         .spawn(move || {
             while let Some(frame) = slot.take() {
-                let out = analyzer.analyze(&frame).map(|a| (a, frame.read_instant));
+                let out = analyzer.analyze(&frame).map(|analysis| Analysed {
+                    analysis,
+                    read_instant: frame.read_instant,
+                });
                 let failed = out.is_err();
                 if tx.blocking_send(out).is_err() || failed {
                     break;

@@ -1,7 +1,8 @@
 //! The publisher stage: every message of a session goes out through one [`Publisher`] with one
 //! sequence (statuses, errors, frames, events, metrics), and [`publish_loop`] is the task that
 //! takes analysed frames from the analyser thread and publishes them, their events and the
-//! metrics once per second.
+//! metrics once per second. A frame's `latency_ms` (read → published) is measured and set here,
+//! and only here: analysers leave it at 0.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -117,7 +118,7 @@ impl Publisher {
 /// analyser's error, or `None` once the analyser is done.
 pub(crate) async fn publish_loop(
     publisher: Arc<Publisher>,
-    mut rx: mpsc::Receiver<Analysed>,
+    mut rx: mpsc::Receiver<Result<Analysed, AnalyzerError>>,
     metrics: Arc<Mutex<SessionMetrics>>,
     gpu: crate::gpu::GpuProbe,
 ) -> Option<AnalyzerError> {
@@ -134,19 +135,7 @@ pub(crate) async fn publish_loop(
                     return None;
                 }
                 Some(Err(e)) => return Some(e),
-                Some(Ok((mut a, read_at))) => {
-                    let latency_ms = read_at.elapsed().as_secs_f64() * 1000.0;
-                    a.frame.latency_ms = latency_ms;
-                    let n_events = a.events.len();
-                    publisher.send(Payload::Frame(Box::new(a.frame)), "a frame").await;
-                    for e in a.events {
-                        publisher.send(Payload::Event(e), "an event").await;
-                    }
-                    metrics
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .frame_done(Instant::now(), a.detect_ms, latency_ms, n_events);
-                }
+                Some(Ok(done)) => publish_analysed(&publisher, &metrics, done).await,
             },
             _ = tick.tick() => {
                 let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner).snapshot(Instant::now());
@@ -155,4 +144,29 @@ pub(crate) async fn publish_loop(
             }
         }
     }
+}
+
+/// Publishes one analysed frame and its events. Its `latency_ms` is set here, once: from the
+/// moment the frame was read to the moment it is published; the metrics get the same figure.
+async fn publish_analysed(
+    publisher: &Publisher,
+    metrics: &Mutex<SessionMetrics>,
+    Analysed {
+        mut analysis,
+        read_instant,
+    }: Analysed,
+) {
+    let latency_ms = read_instant.elapsed().as_secs_f64() * 1000.0;
+    analysis.frame.latency_ms = latency_ms;
+    let n_events = analysis.events.len();
+    publisher
+        .send(Payload::Frame(Box::new(analysis.frame)), "a frame")
+        .await;
+    for e in analysis.events {
+        publisher.send(Payload::Event(e), "an event").await;
+    }
+    metrics
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .frame_done(Instant::now(), analysis.detect_ms, latency_ms, n_events);
 }
