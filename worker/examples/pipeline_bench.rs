@@ -96,25 +96,14 @@ async fn session(
 async fn main() {
     let dir = tempfile::tempdir().unwrap();
     let clip = dir.path().join("720p.mp4");
-    let ok = std::process::Command::new("ffmpeg")
-        .args([
-            "-hide_banner",
-            "-loglevel",
-            "error",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-        ])
-        .arg("testsrc2=size=1280x720:rate=25:duration=20")
-        .args([
-            "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p",
-        ])
-        .arg(&clip)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "ffmpeg");
+    sportz_testkit::TestClip {
+        width: 1280,
+        height: 720,
+        gop: None,
+        preset: "veryfast",
+        ..sportz_testkit::TestClip::new(20, 25)
+    }
+    .make(&clip);
     let src = VideoSource::File(clip.display().to_string());
     println!("command: cargo run --release -p sportz-worker --example pipeline_bench");
     println!("clip: 1280x720, 25 fps, 20 s (500 frames), H.264");

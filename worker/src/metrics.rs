@@ -35,11 +35,6 @@ pub fn percentile(samples: &[f64], p: f64) -> f64 {
     }
     let mut s = samples.to_vec();
     s.sort_by(f64::total_cmp);
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
     let i = ((s.len() - 1) as f64 * p).round() as usize;
     s[i]
 }
@@ -76,7 +71,6 @@ impl SessionMetrics {
         trim(&mut self.read, now, w, |t| *t);
         trim(&mut self.analysed, now, w, |(t, _)| *t);
         let detect: Vec<f64> = self.analysed.iter().map(|(_, d)| *d).collect();
-        #[allow(clippy::cast_precision_loss)]
         MetricsData {
             source_fps: self.read.len() as f64 / w.as_secs_f64(),
             inference_fps: self.analysed.len() as f64 / w.as_secs_f64(),

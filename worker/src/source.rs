@@ -133,9 +133,7 @@ impl Decoder {
                     if stdout.read_exact(&mut rgb).is_err() {
                         break;
                     }
-                    #[allow(clippy::cast_precision_loss)]
                     let t = start_at + k as f64 / fps;
-                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                     let frame_number = (t * fps).round() as u64;
                     let frame = VideoFrame {
                         frame_number,

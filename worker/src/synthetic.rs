@@ -41,7 +41,6 @@ impl SyntheticSource {
         realtime: bool,
         tx: mpsc::Sender<SourceEvent>,
     ) -> Result<Self, String> {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let fps_whole = fps.round().clamp(1.0, 120.0) as u32;
         let cfg = SynthConfig {
             width: size.0,
@@ -54,7 +53,6 @@ impl SyntheticSource {
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
         let fps = f64::from(fps_whole);
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let first = (start_at * fps).round().max(0.0) as u64;
         std::thread::Builder::new()
             .name("synthetic-source".into())
@@ -68,14 +66,12 @@ impl SyntheticSource {
                     } else {
                         m.render_next()
                     };
-                    #[allow(clippy::cast_precision_loss)]
                     if realtime {
                         let due = t0 + Duration::from_secs_f64(k as f64 / fps);
                         if let Some(wait) = due.checked_duration_since(Instant::now()) {
                             std::thread::sleep(wait);
                         }
                     }
-                    #[allow(clippy::cast_precision_loss)]
                     let frame = VideoFrame {
                         frame_number: n,
                         video_timestamp: n as f64 / fps,

@@ -240,7 +240,7 @@ impl VisionSettings {
     /// [`AnalyzerError::Calibration`]: four or more calibration pairs that give no usable
     /// homography.
     pub fn from_config(config: &SessionConfig) -> Result<Self, AnalyzerError> {
-        #[allow(clippy::cast_possible_truncation)] // a 0..1 threshold
+        // a 0..1 threshold
         let confidence = config.confidence_threshold.clamp(0.0, 1.0) as f32;
         let defaults = TrackerConfig::default();
         let tracker = TrackerConfig {

@@ -5,7 +5,6 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -19,35 +18,12 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 fn make_ts(dir: &std::path::Path, secs: u32) -> PathBuf {
-    let out = dir.join("live.ts");
-    let ok = Command::new("ffmpeg")
-        .args([
-            "-hide_banner",
-            "-loglevel",
-            "error",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-        ])
-        .arg(format!("testsrc2=size=320x240:rate=10:duration={secs}"))
-        .args([
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-b:v",
-            "400k",
-            "-g",
-            "10",
-        ])
-        .args(["-pix_fmt", "yuv420p", "-f", "mpegts"])
-        .arg(&out)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
-    out
+    sportz_testkit::TestClip {
+        bitrate: Some("400k"),
+        mpegts: true,
+        ..sportz_testkit::TestClip::new(secs, 10)
+    }
+    .make(&dir.join("live.ts"))
 }
 
 /// Serves one file over HTTP/1.1 (with `Range`), throttled to about 1.5× its bitrate after a

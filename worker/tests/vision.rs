@@ -6,7 +6,6 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -184,32 +183,7 @@ async fn a_session_naming_a_missing_model_fails_with_its_path() {
 
 /// `secs` seconds of the broadcast clip from `from` s, re-encoded into `dir`.
 fn clip_part(clip: &Path, dir: &Path, from: u32, secs: u32) -> PathBuf {
-    let out = dir.join("part.mp4");
-    let status = Command::new("ffmpeg")
-        .args([
-            "-hide_banner",
-            "-loglevel",
-            "error",
-            "-y",
-            "-ss",
-            &from.to_string(),
-            "-i",
-        ])
-        .arg(clip)
-        .args([
-            "-t",
-            &secs.to_string(),
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-an",
-        ])
-        .arg(&out)
-        .status()
-        .expect("ffmpeg is installed (scripts/setup)");
-    assert!(status.success());
-    out
+    sportz_testkit::cut_clip(clip, &dir.join("part.mp4"), from, secs)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,10 +1,9 @@
 //! Shared helpers for the worker tests: clips made by the real ffmpeg, a worker on a bus, and an
 //! "API side" that sends commands and watches what the worker publishes.
 
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses part of the shared helpers")]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,33 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 /// Makes a test clip with ffmpeg's test source: `secs` seconds at `fps`, 320×240.
 pub fn make_clip(dir: &Path, name: &str, secs: u32, fps: u32) -> PathBuf {
-    let out = dir.join(name);
-    let status = Command::new("ffmpeg")
-        .args([
-            "-hide_banner",
-            "-loglevel",
-            "error",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-        ])
-        .arg(format!("testsrc2=size=320x240:rate={fps}:duration={secs}"))
-        .args([
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-g",
-            "10",
-            "-pix_fmt",
-            "yuv420p",
-        ])
-        .arg(&out)
-        .status()
-        .expect("ffmpeg is installed (scripts/setup)");
-    assert!(status.success(), "ffmpeg could not make {}", out.display());
-    out
+    sportz_testkit::TestClip::new(secs, fps).make(&dir.join(name))
 }
 
 /// Settings that make the tests quick: short stall timeout and back-off, fast polling.
