@@ -75,22 +75,12 @@ pub(crate) async fn still(
     Ok(([(header::CONTENT_TYPE, "image/jpeg")], jpeg).into_response())
 }
 
-/// One JPEG frame of `input` at `t` seconds (ffmpeg, 15 s at most).
+/// One JPEG frame of `input` at `t` seconds (ffmpeg, command line from `sportz-media`; 15 s at
+/// most).
 async fn still_jpeg(input: &str, t: f64) -> ApiResult<Vec<u8>> {
     let out = tokio::time::timeout(
         std::time::Duration::from_secs(15),
-        tokio::process::Command::new("ffmpeg")
-            .args([
-                "-hide_banner",
-                "-loglevel",
-                "error",
-                "-nostdin",
-                "-ss",
-                &format!("{t:.3}"),
-                "-i",
-                input,
-            ])
-            .args(["-frames:v", "1", "-f", "image2", "-c:v", "mjpeg", "-"])
+        tokio::process::Command::from(sportz_media::still_command(input, t))
             .kill_on_drop(true)
             .output(),
     )
