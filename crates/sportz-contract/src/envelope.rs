@@ -78,6 +78,7 @@ pub struct StatusData {
 }
 
 /// The kinds of event the event engine emits.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
@@ -125,6 +126,7 @@ impl std::str::FromStr for EventKind {
 }
 
 /// `event.data`: one detected match event.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EventData {
     /// Unique per match; persistence is idempotent on it.
@@ -148,10 +150,12 @@ pub struct EventData {
     pub confidence: f64,
     /// Kind-specific detail (a pass's receiver and distance, a shot's speed, …): a JSON object.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub details: serde_json::Map<String, serde_json::Value>,
 }
 
 /// GPU figures (NVML) when the worker runs on an NVIDIA GPU.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GpuMetrics {
     pub name: String,

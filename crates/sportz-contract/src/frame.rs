@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::wire::{self as serde_px, required_nullable};
 
 /// A point in source-frame pixels.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PixelPoint {
     #[serde(serialize_with = "serde_px::scalar")]
@@ -20,6 +21,7 @@ pub struct PixelPoint {
 }
 
 /// A point on the pitch in metres: x in `0..=105`, y in `0..=68`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PitchPoint {
     pub x: f64,
@@ -53,6 +55,7 @@ pub enum ObjectClass {
 }
 
 /// The side a player was assigned to by shirt colour. Extra field (not in the seed).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TeamSide {

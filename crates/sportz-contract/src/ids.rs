@@ -87,6 +87,21 @@ macro_rules! prefixed_id {
                 s.parse().map_err(serde::de::Error::custom)
             }
         }
+
+        /// On the wire: a string, `<prefix>_` and 26 Crockford base-32 characters.
+        #[cfg(feature = "openapi")]
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .pattern(Some(concat!("^", $prefix, "_[0-9A-HJKMNP-TV-Z]{26}$")))
+                    .examples([concat!($prefix, "_01JC0000000000000000000000")])
+                    .into()
+            }
+        }
+
+        #[cfg(feature = "openapi")]
+        impl utoipa::ToSchema for $name {}
     };
 }
 

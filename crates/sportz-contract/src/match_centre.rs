@@ -19,6 +19,7 @@ use crate::worker::VideoSource;
 use crate::{ContractError, MatchId, SessionId};
 
 /// How the match card shows a match: upcoming, live or final.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchPhase {
@@ -53,6 +54,7 @@ impl MatchPhase {
 }
 
 /// A match as REST returns it and `match_created` carries it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MatchDto {
@@ -81,6 +83,7 @@ pub struct MatchDto {
 }
 
 /// `score_update.data`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoreUpdate {
@@ -90,6 +93,7 @@ pub struct ScoreUpdate {
 }
 
 /// A commentary row as REST returns it and `commentary` carries it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CommentaryDto {

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::SessionId;
 
 /// The status of one processing session, as the worker reports it on `status:updates`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionStatus {
@@ -32,6 +33,7 @@ pub enum SessionStatus {
 }
 
 /// The status of a match as the API stores and serves it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchStatus {

@@ -10,6 +10,7 @@ use crate::status::DesiredState;
 use crate::{MatchId, SessionId};
 
 /// Where a match's video comes from. On the wire: `{"type": "file", "value": "/videos/a.mp4"}`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "value", rename_all = "snake_case")]
 pub enum VideoSource {
@@ -30,6 +31,7 @@ pub enum VideoSource {
 }
 
 /// A pair the user clicked: a pixel on the video and the pitch point it shows.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PointPair {
     pub pixel: PixelPoint,
@@ -37,6 +39,7 @@ pub struct PointPair {
 }
 
 /// Processing settings of one session.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionConfig {
     pub source: VideoSource,
@@ -139,6 +142,7 @@ pub struct Lease {
 }
 
 /// `worker:{id}:heartbeat`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Heartbeat {
     pub worker_id: String,
