@@ -3,7 +3,8 @@
 //!
 //! - the contract's match-centre shapes, which `/ws` broadcasts carry too: [`match_dto`],
 //!   [`commentary_dto`], [`score_update`];
-//! - the REST-only shapes: [`SessionDto`], [`EventDto`], [`CalibrationDto`], [`HealthDto`];
+//! - the REST-only shapes: [`SessionDto`], [`EventDto`], [`CalibrationDto`], [`HealthDto`],
+//!   [`Liveness`], and the schemas of the non-JSON bodies ([`JpegImage`], [`OpenApiDocument`]);
 //! - the envelopes: [`Data`] (`{data}`) and [`Paged`] (`{data: […], nextCursor}`).
 //!
 //! REST bodies go through [`serde_json::Value`] ([`data`], [`page`]), so their keys are written
@@ -17,15 +18,18 @@ use sportz_contract::worker::{PointPair, SessionConfig};
 use sportz_contract::{EventData, MatchId, SessionId, SessionStatus};
 use sportz_store::{Commentary, Match, Session, StoredEvent};
 use time::OffsetDateTime;
+use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
 
 /// `{data: T}`: every REST answer but pages.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Data<T> {
     pub data: T,
 }
 
 /// `{data: [T], nextCursor}`: one page; `nextCursor` is `null` on the last page.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Paged<T> {
     pub data: Vec<T>,
@@ -101,7 +105,7 @@ pub const fn score_update(m: &Match) -> ScoreUpdate {
 }
 
 /// A processing session.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionDto {
     pub id: SessionId,
@@ -140,7 +144,7 @@ impl From<Session> for SessionDto {
 }
 
 /// A stored event: the contract's `event.data` as received, with its row id and session.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventDto {
     pub id: i64,
@@ -165,7 +169,7 @@ impl From<StoredEvent> for EventDto {
 
 /// A match's calibration and how well it fits (`null` errors with fewer than 4 pairs or a
 /// degenerate set).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CalibrationDto {
     pub pairs: Vec<PointPair>,
@@ -193,7 +197,7 @@ impl CalibrationDto {
 }
 
 /// `/health`: liveness, readiness and why not ready.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct HealthDto {
     pub live: bool,
     /// The bus and the store answer and the fan-out subscription is live.
@@ -204,7 +208,7 @@ pub struct HealthDto {
 }
 
 /// The bus part of [`HealthDto`].
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct BusHealth {
     /// `redis` or `memory`.
     pub backend: &'static str,
@@ -212,8 +216,48 @@ pub struct BusHealth {
     pub error: Option<String>,
 }
 
+/// `/health/live`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Liveness {
+    pub live: bool,
+}
+
+/// The bytes of a JPEG image (the still endpoint's body).
+#[derive(Debug, Clone, Copy)]
+pub struct JpegImage;
+
+impl utoipa::PartialSchema for JpegImage {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary)))
+            .content_media_type("image/jpeg")
+            .into()
+    }
+}
+
+impl ToSchema for JpegImage {}
+
+/// The OpenAPI 3.1 document itself (`/api/openapi.json`).
+#[derive(Debug, Clone, Copy)]
+pub struct OpenApiDocument;
+
+impl utoipa::PartialSchema for OpenApiDocument {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("An OpenAPI 3.1 document"))
+            .required("openapi")
+            .required("info")
+            .required("paths")
+            .into()
+    }
+}
+
+impl ToSchema for OpenApiDocument {}
+
 /// The store part of [`HealthDto`].
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct StoreHealth {
     pub ok: bool,
     pub error: Option<String>,

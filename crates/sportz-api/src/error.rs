@@ -6,9 +6,11 @@ use std::collections::BTreeMap;
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use serde_json::json;
 use sportz_bus::BusError;
 use sportz_store::StoreError;
+use utoipa::ToSchema;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -80,16 +82,41 @@ impl ApiError {
     }
 }
 
+/// Every error answer: `{error: {code, message, fields?}}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+/// The error of an [`ErrorBody`].
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// Stable and machine-readable: `validation_failed`, `bad_request`, `unauthorized`,
+    /// `forbidden`, `not_found`, `conflict`, `too_large`, `rate_limited`, `unavailable`, `internal`.
+    pub code: &'static str,
+    /// For people: what was expected and what came.
+    pub message: String,
+    /// With `validation_failed` only: each failing field and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fields: Option<BTreeMap<String, String>>,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
         if let Self::Internal(detail) = &self {
             tracing::error!("internal error: {detail}");
         }
-        let mut body = json!({"error": {"code": self.code(), "message": self.to_string()}});
-        if let Self::Validation { fields, .. } = &self {
-            body["error"]["fields"] = json!(fields);
-        }
+        let body = json!(ErrorBody {
+            error: ErrorDetail {
+                code: self.code(),
+                message: self.to_string(),
+                fields: match &self {
+                    Self::Validation { fields, .. } => Some(fields.clone()),
+                    _ => None,
+                },
+            },
+        });
         let mut resp = (status, Json(body)).into_response();
         if let Self::RateLimited { retry_after_secs } = self
             && let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string())

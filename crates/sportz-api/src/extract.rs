@@ -4,7 +4,6 @@
 //! - [`AppJson`]: a JSON body; not JSON → 400 `bad_request`, over the body limit → 413.
 //! - [`Operator`] / [`Reader`]: the bearer token may change things / may read ([`crate::auth`]).
 //! - [`MatchPath`]: `{id}` as a [`MatchId`]; a malformed id is a missing match (404), never 500.
-//! - [`ControlPath`]: `/matches/{id}/{action}`; an unknown action is 404.
 //!
 //! Axum runs extractors in argument order, and the first rejection answers: handlers list them in
 //! the order the checks apply (token, then match id, then body).
@@ -19,7 +18,6 @@ use sportz_contract::MatchId;
 
 use crate::auth::{bearer, require_operator, require_reader};
 use crate::error::{ApiError, ApiResult};
-use crate::service::sessions::Action;
 use crate::state::AppState;
 
 /// A JSON request body, rejected through [`ApiError`].
@@ -97,34 +95,5 @@ impl<S: Send + Sync> FromRequestParts<S> for MatchPath {
             .await
             .map_err(|e| path_error(&e))?;
         match_id(&raw).map(Self)
-    }
-}
-
-/// `/matches/{id}/{action}`: the action is checked here, the id (a 404 too) after the token.
-#[derive(Debug, Clone)]
-pub struct ControlPath {
-    pub raw_id: String,
-    pub action: Action,
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for ControlPath {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let Path((raw_id, action)) = Path::<(String, String)>::from_request_parts(parts, state)
-            .await
-            .map_err(|e| path_error(&e))?;
-        let action = match action.as_str() {
-            "start" => Action::Start,
-            "pause" => Action::Pause,
-            "stop" => Action::Stop,
-            "restart" => Action::Restart,
-            other => {
-                return Err(ApiError::NotFound(format!(
-                    "unknown action `{other}`, expected start, pause, stop or restart"
-                )));
-            }
-        };
-        Ok(Self { raw_id, action })
     }
 }

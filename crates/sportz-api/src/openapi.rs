@@ -1,8 +1,16 @@
-//! The route table ([`ROUTES`]) and the OpenAPI document generated from it, served at
-//! `/api/openapi.json`.
+//! The route table ([`ROUTES`]: method, path, summary, whether the operator token is needed) and
+//! the OpenAPI 3.1 document served at `/api/openapi.json`: operations and body schemas are derived
+//! with `utoipa` from the handlers and the Rust types they read and answer; the table adds the
+//! summaries, the security and the error answers. Tests check the table against the router and
+//! the document, that every body has a schema, and that a validator accepts the document.
 
 use axum::Json;
 use serde_json::{Value, json};
+use utoipa::OpenApi;
+
+use crate::dto::OpenApiDocument;
+use crate::error::ErrorBody;
+use crate::rest;
 
 /// One documented route.
 #[derive(Debug)]
@@ -162,38 +170,239 @@ pub const ROUTES: &[RouteDoc] = &[
     },
 ];
 
-/// The OpenAPI 3.1 document of [`ROUTES`].
-#[must_use]
-pub fn openapi() -> Value {
-    let mut paths = serde_json::Map::new();
-    for r in ROUTES {
-        let entry = paths.entry(r.path.to_owned()).or_insert_with(|| json!({}));
-        let mut op = json!({
-            "summary": r.summary,
-            "responses": {
-                "200": {"description": "OK: `{data: …}`"},
-                "400": {"description": "Validation failed: `{error: {code, message, fields}}`"},
-                "404": {"description": "Not found"},
-                "429": {"description": "Rate limited (Retry-After)"}
-            }
-        });
-        if r.path.contains("{id}") {
-            op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^match_[0-9A-HJKMNP-TV-Z]{26}$"}}]);
-        }
-        if r.operator {
-            op["security"] = json!([{"operator": []}]);
-            op["responses"]["401"] = json!({"description": "Missing or unknown operator token"});
-        }
-        entry[r.method] = op;
-    }
+/// The operations, from the handlers' `#[utoipa::path]` attributes; their bodies' schemas come
+/// from the Rust types (`crate::dto`, `crate::rest::bodies`, the contract's shapes).
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "sportz API"),
+    paths(
+        rest::matches::list_matches,
+        rest::matches::create_match,
+        rest::matches::get_match,
+        rest::matches::update_match,
+        rest::matches::delete_match,
+        rest::commentary::update_score,
+        rest::commentary::list_commentary,
+        rest::commentary::add_commentary,
+        rest::sessions::start,
+        rest::sessions::pause,
+        rest::sessions::stop,
+        rest::sessions::restart,
+        rest::sessions::list_sessions,
+        rest::sessions::list_events,
+        rest::calibration::get_calibration,
+        rest::calibration::set_calibration,
+        rest::calibration::still,
+        rest::system::workers,
+        openapi_json,
+        rest::system::health,
+        rest::system::live,
+        rest::system::prometheus,
+        crate::ws::centre,
+        crate::ws::live,
+    ),
+    components(schemas(ErrorBody))
+)]
+struct ApiDoc;
+
+fn error_response(description: &str) -> Value {
     json!({
-        "openapi": "3.1.0",
-        "info": {"title": "sportz API", "version": env!("CARGO_PKG_VERSION")},
-        "components": {"securitySchemes": {"operator": {"type": "http", "scheme": "bearer"}}},
-        "paths": paths,
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
     })
 }
 
+/// The OpenAPI 3.1 document: the operations of [`ApiDoc`], with the summaries, the operator
+/// security and the error answers of [`ROUTES`].
+///
+/// # Panics
+/// Never: the document is plain data.
+#[must_use]
+pub fn openapi() -> Value {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the document serialises");
+    doc["components"]["securitySchemes"] = json!({
+        "operator": {"type": "http", "scheme": "bearer", "description": "An operator token (or a viewer token, to read where one is required)"}
+    });
+    for r in ROUTES {
+        let Some(op) = doc["paths"]
+            .get_mut(r.path)
+            .and_then(|p| p.get_mut(r.method))
+        else {
+            continue; // the tests name what is missing
+        };
+        op["summary"] = json!(r.summary);
+        let limited = r.path.starts_with("/matches") || r.path.starts_with("/api/");
+        let mut errors = Vec::new();
+        if limited {
+            errors.extend([
+                ("400", "Bad input: the fields that failed, or a malformed body or cursor"),
+                ("401", "Missing or unknown token (operator routes; reading, when a viewer token is required)"),
+                ("404", "No such match (or route)"),
+                ("429", "Rate limited (see Retry-After)"),
+            ]);
+        }
+        if r.path.starts_with("/ws") {
+            errors.push(("429", "Too many upgrades (see Retry-After)"));
+        }
+        if r.operator {
+            op["security"] = json!([{"operator": []}]);
+            errors.extend([
+                ("403", "A viewer token cannot change anything"),
+                (
+                    "409",
+                    "Not allowed in the match's current status, or a duplicate",
+                ),
+            ]);
+        }
+        if r.path.ends_with("/still") {
+            errors.push(("409", "The match has no readable video"));
+        }
+        let responses = op["responses"]
+            .as_object_mut()
+            .expect("every operation has responses");
+        for (code, description) in errors {
+            responses
+                .entry(code)
+                .or_insert_with(|| error_response(description));
+        }
+    }
+    doc
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/openapi.json",
+    responses((status = 200, description = "This document", body = OpenApiDocument))
+)]
 pub(crate) async fn openapi_json() -> Json<Value> {
     Json(openapi())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    const OPERATIONS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+
+    fn operations(doc: &Value) -> BTreeSet<(String, String)> {
+        let mut out = BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for method in OPERATIONS {
+                if item.get(method).is_some() {
+                    out.insert((method.to_owned(), path.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_document_has_exactly_the_routes_of_the_table() {
+        let doc = openapi();
+        let table: BTreeSet<(String, String)> = ROUTES
+            .iter()
+            .map(|r| (r.method.to_owned(), r.path.to_owned()))
+            .collect();
+        assert_eq!(operations(&doc), table);
+        assert_eq!(doc["openapi"], "3.1.0");
+        for r in ROUTES {
+            let op = &doc["paths"][r.path][r.method];
+            assert_eq!(op["summary"], r.summary, "{} {}", r.method, r.path);
+            assert_eq!(
+                op.get("security").is_some(),
+                r.operator,
+                "{} {}",
+                r.method,
+                r.path
+            );
+        }
+    }
+
+    /// A schema is there: a `$ref` to a component that exists, or an inline schema that says
+    /// something (a type, a composition, properties…).
+    fn check_schema(doc: &Value, schema: &Value, what: &str) {
+        let obj = schema
+            .as_object()
+            .unwrap_or_else(|| panic!("{what}: no schema"));
+        if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
+            let name = r
+                .strip_prefix("#/components/schemas/")
+                .unwrap_or_else(|| panic!("{what}: $ref {r} outside the components"));
+            assert!(
+                doc["components"]["schemas"].get(name).is_some(),
+                "{what}: $ref {r} to a missing component"
+            );
+        } else {
+            assert!(
+                ["type", "oneOf", "allOf", "anyOf", "properties", "items"]
+                    .iter()
+                    .any(|k| obj.contains_key(*k)),
+                "{what}: an empty schema {schema}"
+            );
+        }
+    }
+
+    fn check_content(doc: &Value, content: Option<&Value>, what: &str) {
+        let content = content
+            .and_then(Value::as_object)
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| panic!("{what}: no content"));
+        for (media, c) in content {
+            check_schema(doc, &c["schema"], &format!("{what} ({media})"));
+        }
+    }
+
+    #[test]
+    fn every_request_body_and_every_2xx_body_has_a_schema() {
+        let doc = openapi();
+        // the session controls carry no body
+        let bodiless = ["/start", "/pause", "/stop", "/restart"];
+        for r in ROUTES {
+            let op = &doc["paths"][r.path][r.method];
+            let what = format!("{} {}", r.method, r.path);
+            let mutates = matches!(r.method, "post" | "put" | "patch");
+            if mutates && !bodiless.iter().any(|s| r.path.ends_with(s)) {
+                check_content(
+                    &doc,
+                    op["requestBody"].get("content"),
+                    &format!("{what} request"),
+                );
+            }
+            let responses = op["responses"].as_object().expect("responses");
+            let mut answered = false;
+            for (code, resp) in responses {
+                if code == "101" {
+                    answered = true;
+                } else if code.starts_with('2') {
+                    answered = true;
+                    if code != "204" {
+                        check_content(&doc, resp.get("content"), &format!("{what} {code}"));
+                    }
+                } else if let Some(c) = resp.get("content") {
+                    check_content(&doc, Some(c), &format!("{what} {code}"));
+                }
+            }
+            assert!(answered, "{what}: no 2xx (or 101) answer");
+        }
+    }
+
+    #[test]
+    fn operation_ids_are_unique() {
+        let doc = openapi();
+        let mut seen = BTreeSet::new();
+        for r in ROUTES {
+            let id = doc["paths"][r.path][r.method]["operationId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{} {}: no operationId", r.method, r.path));
+            assert!(seen.insert(id.to_owned()), "operationId {id} twice");
+        }
+    }
+
+    #[test]
+    #[ignore = "prints the document"]
+    fn print() {
+        println!("{}", serde_json::to_string_pretty(&openapi()).unwrap());
+    }
 }

@@ -93,7 +93,11 @@ pub fn router(state: Arc<AppState>) -> Router {
             get(calibration::get_calibration).put(calibration::set_calibration),
         )
         .route("/matches/{id}/still", get(calibration::still))
-        .route("/matches/{id}/{action}", post(sessions::control))
+        .route("/matches/{id}/start", post(sessions::start))
+        .route("/matches/{id}/pause", post(sessions::pause))
+        .route("/matches/{id}/stop", post(sessions::stop))
+        .route("/matches/{id}/restart", post(sessions::restart))
+        .route("/matches/{id}/{action}", post(sessions::unknown_action))
         .route("/api/workers", get(system::workers))
         .route("/api/openapi.json", get(openapi_json))
         .route("/api/{*rest}", axum::routing::any(not_found))

@@ -174,6 +174,13 @@ async fn pump(
 }
 
 /// `GET /ws`.
+#[utoipa::path(
+    get,
+    path = "/ws",
+    operation_id = "ws_centre",
+    params(("token" = Option<String>, Query, description = "A viewer or operator token, when the server requires one")),
+    responses((status = 101, description = "Switching protocols: the match-centre WebSocket"))
+)]
 pub async fn centre(
     State(st): State<Arc<AppState>>,
     ClientIp(ip): ClientIp,
@@ -219,6 +226,16 @@ pub async fn centre(
 }
 
 /// `GET /ws/matches/{id}`.
+#[utoipa::path(
+    get,
+    path = "/ws/matches/{id}",
+    operation_id = "ws_live",
+    params(
+        ("id" = MatchId, Path, description = "The match"),
+        ("token" = Option<String>, Query, description = "A viewer or operator token, when the server requires one")
+    ),
+    responses((status = 101, description = "Switching protocols: the live tracking WebSocket"))
+)]
 pub async fn live(
     State(st): State<Arc<AppState>>,
     ClientIp(ip): ClientIp,

@@ -6,14 +6,26 @@ use axum::extract::{Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
+use sportz_contract::MatchId;
 use sportz_contract::worker::{PointPair, VideoSource};
 
+use super::bodies::CalibrationBody;
 use super::{PageQuery, S};
-use crate::dto::{CalibrationDto, data};
+use crate::dto::{CalibrationDto, Data, JpegImage, data};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{AppJson, MatchPath, Operator, Reader};
 use crate::service;
 
+#[utoipa::path(
+    get,
+    path = "/matches/{id}/calibration",
+    params(
+        ("id" = MatchId, Path, description = "The match")
+    ),
+    responses(
+        (status = 200, description = "The pairs and their reprojection error", body = Data<CalibrationDto>)
+    )
+)]
 pub(crate) async fn get_calibration(
     State(st): S,
     _: Reader,
@@ -23,6 +35,17 @@ pub(crate) async fn get_calibration(
     Ok(data(CalibrationDto::of(pairs)))
 }
 
+#[utoipa::path(
+    put,
+    path = "/matches/{id}/calibration",
+    params(
+        ("id" = MatchId, Path, description = "The match")
+    ),
+    request_body = CalibrationBody,
+    responses(
+        (status = 200, description = "The calibration stored and its reprojection error", body = Data<CalibrationDto>)
+    )
+)]
 pub(crate) async fn set_calibration(
     State(st): S,
     _: Operator,
@@ -48,6 +71,17 @@ pub(crate) async fn set_calibration(
 }
 
 /// A JPEG still of the match's video at `t` seconds, for clicking calibration landmarks.
+#[utoipa::path(
+    get,
+    path = "/matches/{id}/still",
+    params(
+        ("id" = MatchId, Path, description = "The match"),
+        ("t" = Option<f64>, Query, description = "Seconds from the start of the video (default 0)")
+    ),
+    responses(
+        (status = 200, description = "A JPEG frame", body = JpegImage, content_type = "image/jpeg")
+    )
+)]
 pub(crate) async fn still(
     State(st): S,
     Query(q): Query<PageQuery>,

@@ -5,15 +5,29 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
+use sportz_contract::MatchId;
+use sportz_contract::match_centre::{CommentaryDto, MatchDto};
 use sportz_store::NewCommentary;
 
+use super::bodies::{CommentaryBody, ScoreBody};
 use super::{PageQuery, S};
-use crate::dto::{self, data, page};
+use crate::dto::{self, Data, Paged, data, page};
 use crate::error::ApiResult;
 use crate::extract::{AppJson, MatchPath, Operator, Reader};
 use crate::service;
 use crate::validate::Body;
 
+#[utoipa::path(
+    patch,
+    path = "/matches/{id}/score",
+    params(
+        ("id" = MatchId, Path, description = "The match")
+    ),
+    request_body = ScoreBody,
+    responses(
+        (status = 200, description = "The match with its new score", body = Data<MatchDto>)
+    )
+)]
 pub(crate) async fn update_score(
     State(st): S,
     _: Operator,
@@ -29,6 +43,18 @@ pub(crate) async fn update_score(
     Ok(data(dto::match_dto(&m, sportz_store::now())))
 }
 
+#[utoipa::path(
+    get,
+    path = "/matches/{id}/commentary",
+    params(
+        ("id" = MatchId, Path, description = "The match"),
+        ("limit" = Option<u32>, Query, description = "Rows per page, 1 to 500 (default 50)"),
+        ("cursor" = Option<String>, Query, description = "The `nextCursor` of the previous page")
+    ),
+    responses(
+        (status = 200, description = "One page of commentary, newest first", body = Paged<CommentaryDto>)
+    )
+)]
 pub(crate) async fn list_commentary(
     State(st): S,
     Query(q): Query<PageQuery>,
@@ -40,6 +66,17 @@ pub(crate) async fn list_commentary(
     Ok(page(items, p.next_cursor))
 }
 
+#[utoipa::path(
+    post,
+    path = "/matches/{id}/commentary",
+    params(
+        ("id" = MatchId, Path, description = "The match")
+    ),
+    request_body = CommentaryBody,
+    responses(
+        (status = 201, description = "The entry added", body = Data<CommentaryDto>)
+    )
+)]
 pub(crate) async fn add_commentary(
     State(st): S,
     _: Operator,

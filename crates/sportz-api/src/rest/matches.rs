@@ -5,19 +5,34 @@ use axum::Json;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 use serde_json::Value;
-use sportz_contract::match_centre::MatchPhase;
+use sportz_contract::MatchId;
+use sportz_contract::match_centre::{MatchDto, MatchPhase};
 use sportz_contract::status::MatchStatus;
 use sportz_store::{MatchFilter, MatchUpdate, NewMatch, ProcessingSettings};
 
+use super::bodies::SettingsBody;
+use super::bodies::{CreateMatchBody, UpdateMatchBody};
 use super::{PageQuery, S};
-use crate::dto::{self, data, page};
+use crate::dto::{self, Data, Paged, data, page};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{AppJson, MatchPath, Operator, Reader};
 use crate::service;
 use crate::validate::Body;
 
+#[utoipa::path(
+    get,
+    path = "/matches",
+    params(
+        ("limit" = Option<u32>, Query, description = "Rows per page, 1 to 500 (default 50)"),
+        ("cursor" = Option<String>, Query, description = "The `nextCursor` of the previous page"),
+        ("status" = Option<MatchStatus>, Query, description = "Only matches with this status"),
+        ("phase" = Option<MatchPhase>, Query, description = "Only matches in this phase now")
+    ),
+    responses(
+        (status = 200, description = "One page of matches, newest first", body = Paged<MatchDto>)
+    )
+)]
 pub(crate) async fn list_matches(
     State(st): S,
     Query(q): Query<PageQuery>,
@@ -55,18 +70,6 @@ pub(crate) async fn list_matches(
         p.items.iter().map(|m| dto::match_dto(m, now)).collect(),
         p.next_cursor,
     ))
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct SettingsBody {
-    target_fps: Option<f64>,
-    realtime: Option<bool>,
-    model: Option<String>,
-    confidence_threshold: Option<f64>,
-    enable_tracking: Option<bool>,
-    enable_teams: Option<bool>,
-    enable_events: Option<bool>,
 }
 
 fn settings_field(
@@ -109,6 +112,14 @@ fn settings_field(
     Ok(Some(out))
 }
 
+#[utoipa::path(
+    post,
+    path = "/matches",
+    request_body = CreateMatchBody,
+    responses(
+        (status = 201, description = "The match created", body = Data<MatchDto>)
+    )
+)]
 pub(crate) async fn create_match(
     State(st): S,
     _: Operator,
@@ -146,6 +157,16 @@ pub(crate) async fn create_match(
         .into_response())
 }
 
+#[utoipa::path(
+    get,
+    path = "/matches/{id}",
+    params(
+        ("id" = MatchId, Path, description = "The match")
+    ),
+    responses(
+        (status = 200, description = "The match", body = Data<MatchDto>)
+    )
+)]
 pub(crate) async fn get_match(
     State(st): S,
     _: Reader,
@@ -155,6 +176,17 @@ pub(crate) async fn get_match(
     Ok(data(dto::match_dto(&m, sportz_store::now())))
 }
 
+#[utoipa::path(
+    patch,
+    path = "/matches/{id}",
+    params(
+        ("id" = MatchId, Path, description = "The match")
+    ),
+    request_body = UpdateMatchBody,
+    responses(
+        (status = 200, description = "The match updated", body = Data<MatchDto>)
+    )
+)]
 pub(crate) async fn update_match(
     State(st): S,
     _: Operator,
@@ -181,6 +213,16 @@ pub(crate) async fn update_match(
     Ok(data(dto::match_dto(&m, sportz_store::now())))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/matches/{id}",
+    params(
+        ("id" = MatchId, Path, description = "The match")
+    ),
+    responses(
+        (status = 204, description = "Deleted, with its commentary, sessions and events")
+    )
+)]
 pub(crate) async fn delete_match(
     State(st): S,
     _: Operator,

@@ -4,6 +4,7 @@
 //! [`crate::ApiError`]s.
 //! The route table is in [`crate::router`], the OpenAPI document in [`crate::openapi`].
 
+pub mod bodies;
 pub mod calibration;
 pub mod commentary;
 pub mod matches;

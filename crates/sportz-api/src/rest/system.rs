@@ -7,14 +7,30 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::S;
-use crate::dto::{BusHealth, HealthDto, StoreHealth, data};
+use crate::dto::{BusHealth, Data, HealthDto, Liveness, StoreHealth, data};
 use crate::error::ApiResult;
 use crate::extract::Reader;
+use sportz_contract::worker::Heartbeat;
 
+#[utoipa::path(
+    get,
+    path = "/api/workers",
+    responses(
+        (status = 200, description = "Every worker with a live heartbeat", body = Data<Vec<Heartbeat>>)
+    )
+)]
 pub(crate) async fn workers(State(st): S, _: Reader) -> ApiResult<Json<Value>> {
     Ok(data(st.bus.heartbeats().await?))
 }
 
+#[utoipa::path(
+    get,
+    path = "/health",
+    responses(
+        (status = 200, description = "Ready", body = HealthDto),
+        (status = 503, description = "Live but not ready", body = HealthDto)
+    )
+)]
 pub(crate) async fn health(State(st): S) -> Response {
     let bus = st.bus.raw().ping().await;
     let store = st.store.ping().await;
@@ -42,10 +58,25 @@ pub(crate) async fn health(State(st): S) -> Response {
     (code, Json(body)).into_response()
 }
 
+#[utoipa::path(
+    get,
+    path = "/health/live",
+    operation_id = "health_live",
+    responses(
+        (status = 200, description = "Live", body = Liveness)
+    )
+)]
 pub(crate) async fn live() -> Json<Value> {
-    Json(json!({"live": true}))
+    Json(json!(Liveness { live: true }))
 }
 
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    responses(
+        (status = 200, description = "Prometheus text format", body = String, content_type = "text/plain; version=0.0.4")
+    )
+)]
 pub(crate) async fn prometheus(State(st): S) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
