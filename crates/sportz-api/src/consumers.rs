@@ -5,9 +5,10 @@
 //!   to `/ws` clients.
 //! - `events:stream` (group `api-persist`) → idempotent inserts.
 //!
-//! Both ack only after the store accepted the entry, re-read their own pending entries first on
-//! start and claim entries left idle by a dead instance. An entry that can never be processed
-//! (malformed, unknown match) is logged and acked.
+//! Both run one loop (`consume`), parameterised by the per-entry handler: ack only after the
+//! store accepted the entry, re-read their own pending entries first on start and claim entries
+//! left idle by a dead instance. An entry that can never be processed (malformed, unknown match)
+//! is logged and acked.
 //!
 //! Watchdog (every `watchdog_every`): a session still `starting` after `start_timeout` with no
 //! lease → failed ("no worker picked up the start"); a running session whose lease is missing on
@@ -45,20 +46,65 @@ const fn transient(e: &StoreError) -> bool {
 
 /// Consumes `status:updates`.
 pub async fn status_consumer(state: Arc<AppState>) {
+    consume(
+        &state,
+        Stream {
+            key: keys::STATUS_UPDATES,
+            group: keys::API_STATUS_GROUP,
+            what: "status",
+            batch: 16,
+        },
+        handle_status,
+    )
+    .await;
+}
+
+/// Consumes `events:stream`.
+pub async fn event_consumer(state: Arc<AppState>) {
+    consume(
+        &state,
+        Stream {
+            key: keys::EVENTS_STREAM,
+            group: keys::API_PERSIST_GROUP,
+            what: "event",
+            batch: 64,
+        },
+        handle_event,
+    )
+    .await;
+}
+
+/// Which stream a consumer reads, as whom, and how many entries at a time.
+#[derive(Debug, Clone, Copy)]
+struct Stream {
+    key: &'static str,
+    group: &'static str,
+    /// `status` or `event`, in log lines.
+    what: &'static str,
+    batch: usize,
+}
+
+/// The one consumer loop: joins the group as this instance (waiting for the bus), then reads
+/// batches (its own pending entries first, as the bus's consumer does after a restart) until
+/// shutdown. Each entry goes to `handle`: `Ok` acks it (the entry was stored, or can never be and
+/// was logged), `Err` is transient: the entry stays pending, the rest of the batch is left, and
+/// after a pause the loop reads again from the pending entries.
+async fn consume(
+    state: &AppState,
+    stream: Stream,
+    handle: impl AsyncFn(&AppState, &StreamItem<Envelope>) -> Result<(), String>,
+) {
+    let what = stream.what;
     let mut consumer = loop {
         match state
             .bus
-            .consumer(
-                keys::STATUS_UPDATES,
-                keys::API_STATUS_GROUP,
-                &state.config.instance_id,
-            )
+            .consumer(stream.key, stream.group, &state.config.instance_id)
             .await
         {
             Ok(c) => break c,
             Err(e) => {
-                tracing::warn!("status consumer waiting for the bus: {e}");
-                if !pause(&state, RETRY).await {
+                tracing::warn!("{what} consumer waiting for the bus: {e}");
+                if !pause(state, RETRY).await {
                     return;
                 }
             }
@@ -67,28 +113,28 @@ pub async fn status_consumer(state: Arc<AppState>) {
     loop {
         let batch: Result<Vec<StreamItem<Envelope>>, BusError> = tokio::select! {
             () = state.shutdown.cancelled() => return,
-            b = consumer.next_batch(16, Duration::from_secs(1)) => b,
+            b = consumer.next_batch(stream.batch, Duration::from_secs(1)) => b,
         };
         let batch = match batch {
             Ok(b) => b,
             Err(e) => {
-                tracing::warn!("status consumer: {e}");
-                if !pause(&state, RETRY).await {
+                tracing::warn!("{what} consumer: {e}");
+                if !pause(state, RETRY).await {
                     return;
                 }
                 continue;
             }
         };
         for item in batch {
-            match handle_status(&state, &item).await {
+            match handle(state, &item).await {
                 Ok(()) => {
                     if let Err(e) = consumer.ack(&item.id).await {
-                        tracing::warn!("status {} not acked (will be re-read): {e}", item.id);
+                        tracing::warn!("{what} {} not acked (will be re-read): {e}", item.id);
                     }
                 }
                 Err(e) => {
-                    tracing::warn!("status {} left pending: {e}", item.id);
-                    pause(&state, RETRY).await;
+                    tracing::warn!("{what} {} left pending: {e}", item.id);
+                    pause(state, RETRY).await;
                     break; // re-read it (own pending entries come first after a restart)
                 }
             }
@@ -179,81 +225,34 @@ async fn publish_match_status(
     }
 }
 
-/// Consumes `events:stream`.
-pub async fn event_consumer(state: Arc<AppState>) {
-    let mut consumer = loop {
-        match state
-            .bus
-            .consumer(
-                keys::EVENTS_STREAM,
-                keys::API_PERSIST_GROUP,
-                &state.config.instance_id,
-            )
-            .await
-        {
-            Ok(c) => break c,
-            Err(e) => {
-                tracing::warn!("event consumer waiting for the bus: {e}");
-                if !pause(&state, RETRY).await {
-                    return;
-                }
-            }
+/// Ok → ack (stored, a duplicate, or never storable: logged); Err → transient, keep pending.
+async fn handle_event(state: &AppState, item: &StreamItem<Envelope>) -> Result<(), String> {
+    let event = match &item.value {
+        Ok(Envelope {
+            match_id,
+            session_id,
+            payload: Payload::Event(e),
+            ..
+        }) => NewEvent {
+            match_id: *match_id,
+            session_id: *session_id,
+            data: e.clone(),
+        },
+        Ok(_) => {
+            tracing::error!("dropping a non-event entry {} on events:stream", item.id);
+            return Ok(());
+        }
+        Err(why) => {
+            tracing::error!("dropping a malformed event entry: {why}");
+            return Ok(());
         }
     };
-    loop {
-        let batch: Result<Vec<StreamItem<Envelope>>, BusError> = tokio::select! {
-            () = state.shutdown.cancelled() => return,
-            b = consumer.next_batch(64, Duration::from_secs(1)) => b,
-        };
-        let batch = match batch {
-            Ok(b) => b,
-            Err(e) => {
-                tracing::warn!("event consumer: {e}");
-                if !pause(&state, RETRY).await {
-                    return;
-                }
-                continue;
-            }
-        };
-        for item in batch {
-            let event = match &item.value {
-                Ok(Envelope {
-                    match_id,
-                    session_id,
-                    payload: Payload::Event(e),
-                    ..
-                }) => NewEvent {
-                    match_id: *match_id,
-                    session_id: *session_id,
-                    data: e.clone(),
-                },
-                Ok(_) => {
-                    tracing::error!("dropping a non-event entry {} on events:stream", item.id);
-                    let _ = consumer.ack(&item.id).await;
-                    continue;
-                }
-                Err(why) => {
-                    tracing::error!("dropping a malformed event entry: {why}");
-                    let _ = consumer.ack(&item.id).await;
-                    continue;
-                }
-            };
-            match state.store.insert_event(event).await {
-                Ok(_inserted_or_duplicate) => {
-                    if let Err(e) = consumer.ack(&item.id).await {
-                        tracing::warn!("event {} not acked (will be re-read): {e}", item.id);
-                    }
-                }
-                Err(e) if transient(&e) => {
-                    tracing::warn!("event {} left pending: {e}", item.id);
-                    pause(&state, RETRY).await;
-                    break;
-                }
-                Err(e) => {
-                    tracing::warn!("event {} cannot be stored, dropped: {e}", item.id);
-                    let _ = consumer.ack(&item.id).await;
-                }
-            }
+    match state.store.insert_event(event).await {
+        Ok(_inserted_or_duplicate) => Ok(()),
+        Err(e) if transient(&e) => Err(e.to_string()),
+        Err(e) => {
+            tracing::warn!("event {} cannot be stored, dropped: {e}", item.id);
+            Ok(())
         }
     }
 }
