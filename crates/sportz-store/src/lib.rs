@@ -13,11 +13,11 @@
 //!
 //! The store knows nothing of the bus, the API or the worker: it takes and returns plain rows.
 
-mod cursor;
 mod error;
 mod logic;
 pub mod migrate;
 mod model;
+mod page;
 mod postgres;
 mod rows;
 mod sqlite;

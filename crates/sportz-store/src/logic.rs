@@ -1,5 +1,5 @@
 //! The rules both engines share, as plain functions over typed rows: new rows, status
-//! decisions, supersession, deletability, page cutting and the SQL of the derived phase.
+//! decisions, supersession, deletability and the SQL of the derived phase (paging is in `page.rs`).
 
 use sportz_contract::status::decide_status_update;
 use sportz_contract::{
@@ -7,55 +7,8 @@ use sportz_contract::{
 };
 use time::OffsetDateTime;
 
-use crate::cursor::{self, Listing};
 use crate::error::{Result, StoreError};
-use crate::model::{
-    ApiToken, Commentary, Match, NewMatch, Page, Session, SessionStatusUpdate, StoredEvent, now,
-    to_us,
-};
-
-fn page<T>(
-    mut rows: Vec<T>,
-    limit: u32,
-    listing: Listing,
-    key: impl Fn(&T) -> (i64, String),
-) -> Page<T> {
-    let limit = limit as usize;
-    let next_cursor = if rows.len() > limit {
-        rows.truncate(limit);
-        rows.last().map(|r| {
-            let (k, id) = key(r);
-            cursor::encode(listing, k, &id)
-        })
-    } else {
-        None
-    };
-    Page {
-        items: rows,
-        next_cursor,
-    }
-}
-
-pub(crate) fn match_page(rows: Vec<Match>, limit: u32) -> Page<Match> {
-    page(rows, limit, Listing::Matches, |m| {
-        (to_us(m.created_at), m.id.to_string())
-    })
-}
-
-pub(crate) fn commentary_page(rows: Vec<Commentary>, limit: u32) -> Page<Commentary> {
-    page(rows, limit, Listing::Commentary, |c| {
-        (to_us(c.created_at), c.id.to_string())
-    })
-}
-
-pub(crate) fn event_page(rows: Vec<StoredEvent>, limit: u32) -> Page<StoredEvent> {
-    page(rows, limit, Listing::Events, |e| {
-        (
-            i64::try_from(e.data.frame_number).unwrap_or(i64::MAX),
-            e.id.to_string(),
-        )
-    })
-}
+use crate::model::{ApiToken, Match, NewMatch, Session, SessionStatusUpdate, now};
 
 /// The phase of a match at `?now` in SQL, the same rule as `MatchPhase::of`.
 pub(crate) fn phase_sql(now: &str) -> String {
@@ -206,15 +159,4 @@ pub(crate) fn new_session_row(m: &Match, id: SessionId, at: OffsetDateTime) -> R
 pub(crate) fn token_stale(t: &ApiToken, at: OffsetDateTime) -> bool {
     t.last_used_at
         .is_none_or(|u| at - u >= time::Duration::seconds(60))
-}
-
-/// The cursor condition of a listing: a row-value comparison after a cursor (an index range), or,
-/// on the first page, a condition that is true for the NULL parameters (so both variants bind the
-/// same parameters).
-pub(crate) fn after_clause(has_cursor: bool, cols: &str, op: &str, key: &str, id: &str) -> String {
-    if has_cursor {
-        format!("({cols}) {op} ({key}, {id})")
-    } else {
-        format!("{key} IS NULL AND {id} IS NULL")
-    }
 }

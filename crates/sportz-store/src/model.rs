@@ -306,14 +306,6 @@ impl PageRequest {
             limit: Some(limit),
         }
     }
-
-    pub(crate) fn limit(&self) -> Result<u32> {
-        match self.limit {
-            None => Ok(DEFAULT_PAGE_SIZE),
-            Some(0) => Err(StoreError::Invalid("limit must be at least 1".to_owned())),
-            Some(n) => Ok(n.min(MAX_PAGE_SIZE)),
-        }
-    }
 }
 
 /// One page of rows and the cursor of the next (`None` on the last page).
@@ -654,27 +646,6 @@ mod tests {
             assert_eq!(source_from_parts(kind, value).unwrap(), s);
         }
         assert!(source_from_parts("ftp", "x".into()).is_err());
-    }
-
-    #[test]
-    fn page_limits_are_checked_and_capped() {
-        let cases = [
-            (None, Ok(DEFAULT_PAGE_SIZE)),
-            (Some(1), Ok(1)),
-            (Some(10_000), Ok(MAX_PAGE_SIZE)),
-            (
-                Some(0),
-                Err(StoreError::Invalid("limit must be at least 1".into())),
-            ),
-        ];
-        for (limit, want) in cases {
-            let got = PageRequest {
-                cursor: None,
-                limit,
-            }
-            .limit();
-            assert_eq!(got, want, "{limit:?}");
-        }
     }
 
     #[test]

@@ -14,11 +14,10 @@ use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions, PgRow};
 use sqlx::{AssertSqlSafe, Postgres, Row};
 use time::OffsetDateTime;
 
-use crate::cursor::{self, Listing};
 use crate::error::{Result, StoreError, Violation, from_violation};
 use crate::logic::{
-    after_clause, check_deletable, commentary_page, decide, event_page, match_page, new_match_row,
-    new_session_row, phase_name, phase_sql, supersede, token_stale,
+    check_deletable, decide, new_match_row, new_session_row, phase_name, phase_sql, supersede,
+    token_stale,
 };
 use crate::migrate;
 use crate::model::{
@@ -26,6 +25,7 @@ use crate::model::{
     NewMatch, NewToken, Page, PageRequest, Session, SessionStats, SessionStatusUpdate,
     StatusOutcome, StoredEvent, TokenRole, from_us, now, parse_field, source_parts,
 };
+use crate::page::{Listing, PageStart, commentary_page, event_page, match_page};
 use crate::rows::{
     COMMENTARY_COLS, EVENT_COLS, MATCH_COLS, RawCommentary, RawEvent, RawMatch, RawSession,
     RawToken, SESSION_COLS, TOKEN_COLS, event_columns,
@@ -561,39 +561,27 @@ impl Store for PgStore {
     }
 
     async fn list_matches(&self, filter: MatchFilter) -> Result<Page<Match>> {
-        let limit = filter.page.limit()?;
-        let after = filter
-            .page
-            .cursor
-            .as_deref()
-            .map(|c| cursor::decode(Listing::Matches, c))
-            .transpose()?;
-        let after_time = after.as_ref().map(|a| cursor_time(a.key)).transpose()?;
+        let start = PageStart::of(Listing::Matches, &filter.page)?;
+        let after_time = start.key().map(cursor_time).transpose()?;
         let rows = q(format!(
             "SELECT {MATCH_COLS} FROM matches \
              WHERE ($1::text IS NULL OR status = $1) \
              AND ($2::text IS NULL OR ({}) = $2) \
              AND {} ORDER BY created_at DESC, id DESC LIMIT $6",
             phase_sql("$3::timestamptz"),
-            after_clause(
-                after.is_some(),
-                "created_at, id",
-                "<",
-                "$4::timestamptz",
-                "$5::text"
-            )
+            start.after_clause("created_at, id", "<", "$4::timestamptz", "$5::text")
         ))
         .bind(filter.status.map(MatchStatus::as_str))
         .bind(filter.phase.map(|(p, _)| phase_name(p)))
         .bind(filter.phase.map(|(_, at)| at))
         .bind(after_time)
-        .bind(after.map(|a| a.id))
-        .bind(i64::from(limit) + 1)
+        .bind(start.id())
+        .bind(start.fetch())
         .fetch_all(&self.pool)
         .await
         .map_err(pg_err("list matches"))?;
         let rows = rows.iter().map(read_match).collect::<Result<Vec<_>>>()?;
-        Ok(match_page(rows, limit))
+        Ok(match_page(rows, start.limit))
     }
 
     async fn update_match(&self, id: MatchId, update: MatchUpdate) -> Result<Match> {
@@ -694,33 +682,19 @@ impl Store for PgStore {
         match_id: MatchId,
         page: PageRequest,
     ) -> Result<Page<Commentary>> {
-        let limit = page.limit()?;
-        let after = page
-            .cursor
-            .as_deref()
-            .map(|c| cursor::decode(Listing::Commentary, c))
-            .transpose()?;
-        let after_id = after
-            .as_ref()
-            .map(|a| cursor::row_id(Listing::Commentary, a))
-            .transpose()?;
-        let after_time = after.as_ref().map(|a| cursor_time(a.key)).transpose()?;
+        let start = PageStart::of(Listing::Commentary, &page)?;
+        let after_id = start.row_id()?;
+        let after_time = start.key().map(cursor_time).transpose()?;
         let mut c = self.conn("list commentary").await?;
         let rows = q(format!(
             "SELECT {COMMENTARY_COLS} FROM commentary WHERE match_id = $1 \
              AND {} ORDER BY created_at DESC, id DESC LIMIT $4",
-            after_clause(
-                after.is_some(),
-                "created_at, id",
-                "<",
-                "$2::timestamptz",
-                "$3::bigint"
-            )
+            start.after_clause("created_at, id", "<", "$2::timestamptz", "$3::bigint")
         ))
         .bind(match_id.to_string())
         .bind(after_time)
         .bind(after_id)
-        .bind(i64::from(limit) + 1)
+        .bind(start.fetch())
         .fetch_all(&mut *c)
         .await
         .map_err(pg_err("list commentary"))?;
@@ -731,7 +705,7 @@ impl Store for PgStore {
         if rows.is_empty() && !match_exists(&mut c, match_id).await? {
             return Err(StoreError::not_found("match", match_id));
         }
-        Ok(commentary_page(rows, limit))
+        Ok(commentary_page(rows, start.limit))
     }
 
     async fn create_session(&self, match_id: MatchId, session_id: SessionId) -> Result<Session> {
@@ -841,36 +815,21 @@ impl Store for PgStore {
     }
 
     async fn list_events(&self, filter: EventFilter) -> Result<Page<StoredEvent>> {
-        let limit = filter.page.limit()?;
-        let after = filter
-            .page
-            .cursor
-            .as_deref()
-            .map(|c| cursor::decode(Listing::Events, c))
-            .transpose()?;
-        let after_id = after
-            .as_ref()
-            .map(|a| cursor::row_id(Listing::Events, a))
-            .transpose()?;
+        let start = PageStart::of(Listing::Events, &filter.page)?;
+        let after_id = start.row_id()?;
         let mut c = self.conn("list events").await?;
         let rows = q(format!(
             "SELECT {EVENT_COLS} FROM events WHERE match_id = $1 \
              AND ($2::text IS NULL OR kind = $2) AND ($3::text IS NULL OR session_id = $3) \
              AND {} ORDER BY frame_number, id LIMIT $6",
-            after_clause(
-                after.is_some(),
-                "frame_number, id",
-                ">",
-                "$4::bigint",
-                "$5::bigint"
-            )
+            start.after_clause("frame_number, id", ">", "$4::bigint", "$5::bigint")
         ))
         .bind(filter.match_id.to_string())
         .bind(filter.kind.map(|k| k.as_str()))
         .bind(filter.session_id.map(|s| s.to_string()))
-        .bind(after.as_ref().map(|a| a.key))
+        .bind(start.key())
         .bind(after_id)
-        .bind(i64::from(limit) + 1)
+        .bind(start.fetch())
         .fetch_all(&mut *c)
         .await
         .map_err(pg_err("list events"))?;
@@ -878,7 +837,7 @@ impl Store for PgStore {
         if rows.is_empty() && !match_exists(&mut c, filter.match_id).await? {
             return Err(StoreError::not_found("match", filter.match_id));
         }
-        Ok(event_page(rows, limit))
+        Ok(event_page(rows, start.limit))
     }
 
     async fn recent_events(&self, match_id: MatchId, limit: u32) -> Result<Vec<StoredEvent>> {

@@ -22,11 +22,10 @@ use sportz_contract::worker::PointPair;
 use sportz_contract::{DesiredState, MatchId, MatchStatus, SessionId, StatusDecision};
 use time::OffsetDateTime;
 
-use crate::cursor::{self, Listing};
 use crate::error::{Result, StoreError, Violation, from_violation};
 use crate::logic::{
-    after_clause, check_deletable, commentary_page, decide, event_page, match_page, new_match_row,
-    new_session_row, phase_name, phase_sql, supersede, token_stale,
+    check_deletable, decide, new_match_row, new_session_row, phase_name, phase_sql, supersede,
+    token_stale,
 };
 use crate::migrate;
 use crate::model::{
@@ -34,6 +33,7 @@ use crate::model::{
     NewMatch, NewToken, Page, PageRequest, Session, SessionStats, SessionStatusUpdate,
     StatusOutcome, StoredEvent, TokenRole, from_us, now, source_parts, to_us,
 };
+use crate::page::{Listing, PageStart, commentary_page, event_page, match_page};
 use crate::rows::{
     COMMENTARY_COLS, EVENT_COLS, MATCH_COLS, RawCommentary, RawEvent, RawMatch, RawSession,
     RawToken, SESSION_COLS, TOKEN_COLS, event_columns,
@@ -735,13 +735,7 @@ impl Store for SqliteStore {
     }
 
     async fn list_matches(&self, filter: MatchFilter) -> Result<Page<Match>> {
-        let limit = filter.page.limit()?;
-        let after = filter
-            .page
-            .cursor
-            .as_deref()
-            .map(|c| cursor::decode(Listing::Matches, c))
-            .transpose()?;
+        let start = PageStart::of(Listing::Matches, &filter.page)?;
         self.read(move |c| {
             let sql = format!(
                 "SELECT {MATCH_COLS} FROM matches \
@@ -750,7 +744,7 @@ impl Store for SqliteStore {
                  AND {} \
                  ORDER BY created_at DESC, id DESC LIMIT ?6",
                 phase_sql("?3"),
-                after_clause(after.is_some(), "created_at, id", "<", "?4", "?5")
+                start.after_clause("created_at, id", "<", "?4", "?5")
             );
             let rows = query(
                 c,
@@ -760,13 +754,13 @@ impl Store for SqliteStore {
                     filter.status.map(MatchStatus::as_str),
                     filter.phase.map(|(p, _)| phase_name(p)),
                     filter.phase.map(|(_, at)| to_us(at)),
-                    after.as_ref().map(|a| a.key),
-                    after.as_ref().map(|a| a.id.clone()),
-                    i64::from(limit) + 1,
+                    start.key(),
+                    start.id(),
+                    start.fetch(),
                 ],
                 read_match,
             )?;
-            Ok(match_page(rows, limit))
+            Ok(match_page(rows, start.limit))
         })
         .await
     }
@@ -868,16 +862,8 @@ impl Store for SqliteStore {
         match_id: MatchId,
         page: PageRequest,
     ) -> Result<Page<Commentary>> {
-        let limit = page.limit()?;
-        let after = page
-            .cursor
-            .as_deref()
-            .map(|c| cursor::decode(Listing::Commentary, c))
-            .transpose()?;
-        let after_id = after
-            .as_ref()
-            .map(|a| cursor::row_id(Listing::Commentary, a))
-            .transpose()?;
+        let start = PageStart::of(Listing::Commentary, &page)?;
+        let after_id = start.row_id()?;
         self.read(move |c| {
             let rows = query(
                 c,
@@ -885,20 +871,15 @@ impl Store for SqliteStore {
                 &format!(
                     "SELECT {COMMENTARY_COLS} FROM commentary WHERE match_id = ?1 \
                      AND {} ORDER BY created_at DESC, id DESC LIMIT ?4",
-                    after_clause(after.is_some(), "created_at, id", "<", "?2", "?3")
+                    start.after_clause("created_at, id", "<", "?2", "?3")
                 ),
-                rusqlite::params![
-                    match_id.to_string(),
-                    after.as_ref().map(|a| a.key),
-                    after_id,
-                    i64::from(limit) + 1
-                ],
+                rusqlite::params![match_id.to_string(), start.key(), after_id, start.fetch()],
                 read_commentary,
             )?;
             if rows.is_empty() && !match_exists(c, match_id)? {
                 return Err(StoreError::not_found("match", match_id));
             }
-            Ok(commentary_page(rows, limit))
+            Ok(commentary_page(rows, start.limit))
         })
         .await
     }
@@ -1014,17 +995,8 @@ impl Store for SqliteStore {
     }
 
     async fn list_events(&self, filter: EventFilter) -> Result<Page<StoredEvent>> {
-        let limit = filter.page.limit()?;
-        let after = filter
-            .page
-            .cursor
-            .as_deref()
-            .map(|c| cursor::decode(Listing::Events, c))
-            .transpose()?;
-        let after_id = after
-            .as_ref()
-            .map(|a| cursor::row_id(Listing::Events, a))
-            .transpose()?;
+        let start = PageStart::of(Listing::Events, &filter.page)?;
+        let after_id = start.row_id()?;
         self.read(move |c| {
             let rows = query(
                 c,
@@ -1033,22 +1005,22 @@ impl Store for SqliteStore {
                     "SELECT {EVENT_COLS} FROM events WHERE match_id = ?1 \
                      AND (?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR session_id = ?3) \
                      AND {} ORDER BY frame_number, id LIMIT ?6",
-                    after_clause(after.is_some(), "frame_number, id", ">", "?4", "?5")
+                    start.after_clause("frame_number, id", ">", "?4", "?5")
                 ),
                 rusqlite::params![
                     filter.match_id.to_string(),
                     filter.kind.map(|k| k.as_str()),
                     filter.session_id.map(|s| s.to_string()),
-                    after.as_ref().map(|a| a.key),
+                    start.key(),
                     after_id,
-                    i64::from(limit) + 1,
+                    start.fetch(),
                 ],
                 read_event,
             )?;
             if rows.is_empty() && !match_exists(c, filter.match_id)? {
                 return Err(StoreError::not_found("match", filter.match_id));
             }
-            Ok(event_page(rows, limit))
+            Ok(event_page(rows, start.limit))
         })
         .await
     }
