@@ -1,0 +1,436 @@
+//! [`Detector`]: loading a model on the first execution provider that opens it, warming it up,
+//! and `detect` (preprocess, `session.run`, decode), with its options and timings.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use ort::session::Session;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::value::Tensor;
+use sportz_vision::RgbImage;
+use sportz_vision::detect::{
+    DecodeConfig, DetectError, Detections, InputTransform, ModelAdapter, ModelSpec, OutputTensor,
+    TensorShape,
+};
+
+use crate::provider::Provider;
+use crate::tensors::{ImageInput, SizeInput, image_input, read_metadata, size_tensor, tensor_f32};
+use crate::{InferenceError, runtime};
+
+/// How a detector is loaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetectorOptions {
+    /// Tried in order; the first that opens the model wins. CPU is tried last even when absent.
+    pub providers: Vec<Provider>,
+    /// The GPU index for CUDA, TensorRT and DirectML.
+    pub device_id: i32,
+    /// Intra-op threads; `None`: the number of cores (one session per machine is the norm on a
+    /// CPU, where the worker's capacity is 1).
+    pub threads: Option<usize>,
+    /// Thresholds of decoding (confidence, NMS IoU, maximum detections).
+    pub decode: DecodeConfig,
+    /// A class names file (one name a line); it wins over the model's `names` metadata.
+    /// `None`: `<model>.names` beside the model when it exists.
+    pub sidecar_names: Option<PathBuf>,
+    /// Records an ONNX Runtime profile, for [`Detector::providers_used`].
+    pub profile: bool,
+}
+
+impl Default for DetectorOptions {
+    fn default() -> Self {
+        Self {
+            providers: Provider::DEFAULT_ORDER.to_vec(),
+            device_id: 0,
+            threads: None,
+            decode: DecodeConfig::default(),
+            sidecar_names: None,
+            profile: false,
+        }
+    }
+}
+
+impl DetectorOptions {
+    /// Only the CPU provider.
+    #[must_use]
+    pub fn cpu() -> Self {
+        Self {
+            providers: vec![Provider::Cpu],
+            ..Self::default()
+        }
+    }
+
+    /// The intra-op thread count these options give.
+    #[must_use]
+    pub fn intra_threads(&self) -> usize {
+        self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
+    }
+}
+
+/// Where the time of one [`Detector::detect`] went, in ms.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DetectTiming {
+    /// Letterbox/resize and the NCHW tensor.
+    pub preprocess_ms: f64,
+    /// `session.run`.
+    pub run_ms: f64,
+    /// Reading the outputs, decoding, NMS, mapping back to source pixels.
+    pub decode_ms: f64,
+}
+
+impl DetectTiming {
+    #[must_use]
+    pub fn total_ms(&self) -> f64 {
+        self.preprocess_ms + self.run_ms + self.decode_ms
+    }
+}
+/// A loaded detector: one ONNX Runtime session and the model's adapter.
+#[derive(Debug)]
+pub struct Detector {
+    session: Session,
+    adapter: ModelAdapter,
+    path: PathBuf,
+    input_name: String,
+    size_input: Option<SizeInput>,
+    output_names: Vec<String>,
+    provider: Provider,
+    device: String,
+    /// Why each provider before the chosen one was passed over.
+    passed_over: Vec<String>,
+    decode: DecodeConfig,
+}
+
+impl Detector {
+    /// Opens `path` on the first provider of `options.providers` that works, builds the adapter
+    /// and runs a warm-up inference.
+    ///
+    /// # Errors
+    /// A missing file (named), a library problem, a model no provider opens, an input that is not
+    /// an image, outputs that fit no layout (listing the shapes found and the layouts supported),
+    /// or a warm-up run whose outputs do not decode.
+    pub fn load(path: impl AsRef<Path>, options: &DetectorOptions) -> Result<Self, InferenceError> {
+        let path = path.as_ref().to_path_buf();
+        if !path.is_file() {
+            return Err(InferenceError::ModelMissing(path));
+        }
+        let sidecar_path = options.sidecar_names.clone().or_else(|| {
+            let p = path.with_extension("names");
+            p.is_file().then_some(p)
+        });
+        let sidecar = sidecar_path
+            .as_ref()
+            .map(|p| {
+                std::fs::read_to_string(p).map_err(|e| InferenceError::Names {
+                    path: p.clone(),
+                    reason: e.to_string(),
+                })
+            })
+            .transpose()?;
+        let env = runtime::environment()?;
+        let threads = options.intra_threads();
+
+        let mut order = options.providers.clone();
+        if !order.contains(&Provider::Cpu) {
+            order.push(Provider::Cpu);
+        }
+        let mut tried = Vec::new();
+        let mut opened = None;
+        for provider in order {
+            if !provider.compiled_in() {
+                tracing::info!(%provider, "execution provider not in this ONNX Runtime build; skipped");
+                tried.push(format!("{provider}: not in this ONNX Runtime build"));
+                continue;
+            }
+            match open_session(env, &path, provider, options, threads) {
+                Ok(session) => {
+                    opened = Some((provider, session));
+                    break;
+                }
+                Err(reason) => {
+                    tracing::warn!(%provider, model = %path.display(), "execution provider failed: {reason}");
+                    tried.push(format!("{provider}: {reason}"));
+                }
+            }
+        }
+        let Some((provider, session)) = opened else {
+            return Err(InferenceError::NoProvider {
+                path,
+                tried: tried.join("; "),
+            });
+        };
+        let device = provider.device(options.device_id);
+
+        let metadata = read_metadata(&session);
+        let ImageInput {
+            name: input_name,
+            size: input_size,
+            size_input,
+        } = image_input(&session, &path, &metadata)?;
+        let outputs: Vec<TensorShape> = session
+            .outputs()
+            .iter()
+            .map(|o| {
+                let dims = o
+                    .dtype()
+                    .tensor_shape()
+                    .map_or_else(Vec::new, |s| s.to_vec());
+                TensorShape::new(o.name(), &dims)
+            })
+            .collect();
+        let output_names = outputs.iter().map(|o| o.name.clone()).collect();
+        let adapter = ModelAdapter::new(&ModelSpec {
+            input: input_size,
+            outputs: &outputs,
+            metadata: &metadata,
+            sidecar_names: sidecar.as_deref(),
+        })
+        .map_err(|source| InferenceError::Model {
+            path: path.clone(),
+            source,
+        })?;
+
+        let mut detector = Self {
+            session,
+            adapter,
+            path,
+            input_name,
+            size_input,
+            output_names,
+            provider,
+            device,
+            passed_over: tried,
+            decode: options.decode,
+        };
+        let started = Instant::now();
+        detector.warm_up()?;
+        tracing::info!(
+            model = %detector.path.display(),
+            device = %detector.device,
+            layout = detector.adapter.layout().name(),
+            input = ?detector.adapter.input(),
+            threads,
+            warm_up_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "detector loaded"
+        );
+        Ok(detector)
+    }
+
+    /// One run on a grey image of the input size, decoded: the first run allocates, and a model
+    /// whose real outputs contradict its declared shapes fails here rather than mid-match.
+    fn warm_up(&mut self) -> Result<(), InferenceError> {
+        let (w, h) = self.adapter.input();
+        let pixels = vec![114u8; w as usize * h as usize * 3];
+        let image = RgbImage::new(&pixels, w, h)?;
+        self.detect(&image).map(|_| ())
+    }
+
+    /// Detects in one RGB frame: boxes in its pixels, classes mapped to the contract's.
+    ///
+    /// # Errors
+    /// The run fails, or its outputs are not what the model's layout promised.
+    pub fn detect(
+        &mut self,
+        image: &RgbImage<'_>,
+    ) -> Result<(Detections, DetectTiming), InferenceError> {
+        let t0 = Instant::now();
+        let (input, transform) = self.adapter.prepare(image);
+        let t1 = Instant::now();
+        let (detections, run_ms) = self.run_and_decode(input, &transform)?;
+        let total = t1.elapsed().as_secs_f64() * 1000.0;
+        Ok((
+            detections,
+            DetectTiming {
+                preprocess_ms: (t1 - t0).as_secs_f64() * 1000.0,
+                run_ms,
+                decode_ms: (total - run_ms).max(0.0),
+            },
+        ))
+    }
+
+    fn run_and_decode(
+        &mut self,
+        input: Vec<f32>,
+        transform: &InputTransform,
+    ) -> Result<(Detections, f64), InferenceError> {
+        let (w, h) = self.adapter.input();
+        let image = Tensor::from_array(([1usize, 3, h as usize, w as usize], input))
+            .map_err(|e| InferenceError::Run(e.to_string()))?;
+        let mut inputs: Vec<(Cow<'_, str>, ort::session::SessionInputValue<'_>)> =
+            vec![(Cow::Borrowed(self.input_name.as_str()), image.into())];
+        if let Some(size) = &self.size_input {
+            let value = size_tensor(size.ty, (w, h))?;
+            inputs.push((Cow::Borrowed(size.name.as_str()), value.into()));
+        }
+        let started = Instant::now();
+        let outputs = self
+            .session
+            .run(inputs)
+            .map_err(|e| InferenceError::Run(e.to_string()))?;
+        let run_ms = started.elapsed().as_secs_f64() * 1000.0;
+
+        let mut shapes = Vec::with_capacity(self.output_names.len());
+        let mut datas = Vec::with_capacity(self.output_names.len());
+        for name in &self.output_names {
+            let value = outputs.get(name.as_str()).ok_or_else(|| {
+                InferenceError::Output(DetectError::WrongShape {
+                    name: name.clone(),
+                    shape: Vec::new(),
+                    expected: "an output of this name".into(),
+                })
+            })?;
+            let (shape, data) = tensor_f32(name, value)?;
+            shapes.push(shape);
+            datas.push(data);
+        }
+        let tensors: Vec<OutputTensor<'_>> = self
+            .output_names
+            .iter()
+            .zip(shapes.iter().zip(&datas))
+            .map(|(name, (shape, data))| OutputTensor { name, shape, data })
+            .collect();
+        let detections = self
+            .adapter
+            .decode(&tensors, transform, &self.decode)
+            .map_err(InferenceError::Output)?;
+        Ok((detections, run_ms))
+    }
+
+    /// Bare `session.run` on an already prepared input tensor (for benchmarks): its time in ms.
+    ///
+    /// # Errors
+    /// The run fails.
+    pub fn run_only(&mut self, input: Vec<f32>) -> Result<f64, InferenceError> {
+        let (w, h) = self.adapter.input();
+        let image = Tensor::from_array(([1usize, 3, h as usize, w as usize], input))
+            .map_err(|e| InferenceError::Run(e.to_string()))?;
+        let mut inputs: Vec<(Cow<'_, str>, ort::session::SessionInputValue<'_>)> =
+            vec![(Cow::Borrowed(self.input_name.as_str()), image.into())];
+        if let Some(size) = &self.size_input {
+            inputs.push((
+                Cow::Borrowed(size.name.as_str()),
+                size_tensor(size.ty, (w, h))?.into(),
+            ));
+        }
+        let started = Instant::now();
+        let outputs = self
+            .session
+            .run(inputs)
+            .map_err(|e| InferenceError::Run(e.to_string()))?;
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        drop(outputs);
+        Ok(ms)
+    }
+
+    /// The execution device, e.g. `cpu` or `cuda:0`.
+    #[must_use]
+    pub fn device(&self) -> &str {
+        &self.device
+    }
+
+    /// Why each provider tried before [`Detector::provider`] was passed over
+    /// (`cuda: not in this ONNX Runtime build`, …).
+    #[must_use]
+    pub fn passed_over(&self) -> &[String] {
+        &self.passed_over
+    }
+
+    /// The provider the session was opened with.
+    #[must_use]
+    pub const fn provider(&self) -> Provider {
+        self.provider
+    }
+
+    #[must_use]
+    pub const fn adapter(&self) -> &ModelAdapter {
+        &self.adapter
+    }
+
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The model's file name, for heartbeats.
+    #[must_use]
+    pub fn model_name(&self) -> String {
+        self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
+
+    #[must_use]
+    pub const fn decode_config(&self) -> &DecodeConfig {
+        &self.decode
+    }
+
+    /// Changes the decoding thresholds (a session's confidence threshold).
+    pub const fn set_decode_config(&mut self, decode: DecodeConfig) {
+        self.decode = decode;
+    }
+
+    /// Ends profiling (the detector must be loaded with `profile: true`) and counts the nodes
+    /// each execution provider ran: the provider actually used, not just the one registered.
+    ///
+    /// # Errors
+    /// Profiling was not enabled or its file cannot be read.
+    pub fn providers_used(&mut self) -> Result<Vec<(String, usize)>, InferenceError> {
+        let file = self
+            .session
+            .end_profiling()
+            .map_err(|e| InferenceError::Run(format!("cannot end profiling: {e}")))?;
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| InferenceError::Run(format!("cannot read the profile {file}: {e}")))?;
+        let _ = std::fs::remove_file(&file);
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        let key = "\"provider\" : \"";
+        let alt = "\"provider\":\"";
+        for (i, _) in text.match_indices("\"provider\"") {
+            let rest = &text[i..];
+            let start = if rest.starts_with(key) {
+                key.len()
+            } else if rest.starts_with(alt) {
+                alt.len()
+            } else {
+                continue;
+            };
+            let Some(end) = rest[start..].find('"') else {
+                continue;
+            };
+            let name = &rest[start..start + end];
+            match counts.iter_mut().find(|(n, _)| n == name) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((name.to_owned(), 1)),
+            }
+        }
+        counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+        Ok(counts)
+    }
+}
+
+fn open_session(
+    env: &ort::environment::Environment,
+    path: &Path,
+    provider: Provider,
+    options: &DetectorOptions,
+    threads: usize,
+) -> Result<Session, String> {
+    let mut builder = Session::builder(env)
+        .map_err(|e| e.to_string())?
+        .with_optimization_level(GraphOptimizationLevel::All)
+        .map_err(|e| e.to_string())?
+        .with_intra_threads(threads)
+        .map_err(|e| e.to_string())?
+        .with_inter_threads(1)
+        .map_err(|e| e.to_string())?
+        .with_execution_providers([provider.dispatch(options.device_id)])
+        .map_err(|e| e.to_string())?;
+    if options.profile {
+        let prefix =
+            std::env::temp_dir().join(format!("sportz-ort-profile-{}", std::process::id()));
+        builder = builder.with_profiling(prefix).map_err(|e| e.to_string())?;
+    }
+    builder.commit_from_file(path).map_err(|e| e.to_string())
+}
