@@ -10,8 +10,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use crate::error::{Result, StoreError};
 use crate::model::{
-    Commentary, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Match, Page, PageRequest, StoredEvent, to_us,
+    Commentary, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Match, Page, PageRequest, StoredEvent,
 };
+use crate::rows::to_us;
 
 /// Which listing a cursor belongs to (each has its own sort key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,14 +1,11 @@
 //! Rows as both engines read them (plain columns), and their conversion into the typed rows. The
 //! engines differ only in how they fetch these; everything that interprets a column lives here.
 
-use sportz_contract::{EventData, SessionConfig};
+use sportz_contract::{EventData, SessionConfig, VideoSource};
 use time::OffsetDateTime;
 
 use crate::error::{Result, StoreError};
-use crate::model::{
-    ApiToken, Commentary, Match, ProcessingSettings, Session, StoredEvent, parse_field,
-    source_from_parts,
-};
+use crate::model::{ApiToken, Commentary, Match, ProcessingSettings, Session, StoredEvent};
 
 /// The columns of `matches`, in the order the SQLite reader expects.
 pub(crate) const MATCH_COLS: &str = "id, name, sport, home_team, away_team, competition, \
@@ -249,4 +246,88 @@ pub(crate) fn event_columns(data: &EventData) -> Result<(i64, serde_json::Value)
     let payload = serde_json::to_value(data)
         .map_err(|e| StoreError::Invalid(format!("event {}: {e}", data.event_id)))?;
     Ok((frame, payload))
+}
+
+/// Microseconds since the Unix epoch.
+pub(crate) fn to_us(t: OffsetDateTime) -> i64 {
+    i64::try_from(t.unix_timestamp_nanos() / 1_000).unwrap_or(i64::MAX)
+}
+
+pub(crate) fn from_us(us: i64) -> Result<OffsetDateTime> {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(us) * 1_000)
+        .map_err(|e| StoreError::corrupt("timestamp", e))
+}
+
+/// `(type, value)` columns of a video source.
+pub(crate) fn source_parts(s: &VideoSource) -> (&'static str, String) {
+    match s {
+        VideoSource::File(v) => ("file", v.clone()),
+        VideoSource::Http(v) => ("http", v.clone()),
+        VideoSource::Rtmp(v) => ("rtmp", v.clone()),
+        VideoSource::Rtsp(v) => ("rtsp", v.clone()),
+        VideoSource::Srt(v) => ("srt", v.clone()),
+        VideoSource::Device(v) => ("device", v.clone()),
+        VideoSource::Synthetic(seed) => ("synthetic", seed.to_string()),
+    }
+}
+
+pub(crate) fn source_from_parts(kind: &str, value: String) -> Result<VideoSource> {
+    Ok(match kind {
+        "file" => VideoSource::File(value),
+        "http" => VideoSource::Http(value),
+        "rtmp" => VideoSource::Rtmp(value),
+        "rtsp" => VideoSource::Rtsp(value),
+        "srt" => VideoSource::Srt(value),
+        "device" => VideoSource::Device(value),
+        "synthetic" => VideoSource::Synthetic(
+            value
+                .parse()
+                .map_err(|e| StoreError::corrupt("video source", e))?,
+        ),
+        other => {
+            return Err(StoreError::corrupt(
+                "video source",
+                format!("type `{other}`"),
+            ));
+        }
+    })
+}
+
+pub(crate) fn parse_field<T: std::str::FromStr>(what: &str, s: &str) -> Result<T>
+where
+    T::Err: std::fmt::Display,
+{
+    s.parse().map_err(|e| StoreError::corrupt(what, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::truncate_us;
+
+    #[test]
+    fn video_sources_round_trip_through_columns() {
+        let cases = [
+            VideoSource::File("/v/a.mp4".into()),
+            VideoSource::Http("https://x/a.m3u8".into()),
+            VideoSource::Rtmp("rtmp://x/live".into()),
+            VideoSource::Rtsp("rtsp://x/cam".into()),
+            VideoSource::Srt("srt://x:9000".into()),
+            VideoSource::Device("/dev/video0".into()),
+            VideoSource::Synthetic(42),
+        ];
+        for s in cases {
+            let (kind, value) = source_parts(&s);
+            assert_eq!(source_from_parts(kind, value).unwrap(), s);
+        }
+        assert!(source_from_parts("ftp", "x".into()).is_err());
+    }
+
+    #[test]
+    fn times_keep_microseconds() {
+        let t = OffsetDateTime::from_unix_timestamp_nanos(1_700_000_000_123_456_789).unwrap();
+        let us = to_us(t);
+        assert_eq!(us, 1_700_000_000_123_456);
+        assert_eq!(from_us(us).unwrap(), truncate_us(t));
+    }
 }

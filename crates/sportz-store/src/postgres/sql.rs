@@ -9,13 +9,10 @@ use sqlx::{AssertSqlSafe, Postgres, Row};
 use time::OffsetDateTime;
 
 use crate::error::{Result, StoreError};
-use crate::model::{
-    ApiToken, Commentary, Match, NewEvent, Session, StoredEvent, from_us, now, parse_field,
-    source_parts,
-};
+use crate::model::{ApiToken, Commentary, Match, NewEvent, Session, StoredEvent, now};
 use crate::rows::{
     MATCH_COLS, RawCommentary, RawEvent, RawMatch, RawSession, RawToken, SESSION_COLS,
-    event_columns,
+    event_columns, from_us, parse_field, source_parts,
 };
 
 use super::{Query, pg_err};

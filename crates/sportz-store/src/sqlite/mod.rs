@@ -32,10 +32,10 @@ use crate::migrate;
 use crate::model::{
     ApiToken, Commentary, EventFilter, Match, MatchFilter, MatchUpdate, NewCommentary, NewEvent,
     NewMatch, NewToken, Page, PageRequest, Session, SessionStats, SessionStatusUpdate,
-    StatusOutcome, StoredEvent, TokenRole, now, to_us,
+    StatusOutcome, StoredEvent, TokenRole, now,
 };
 use crate::page::{Listing, PageStart, commentary_page, event_page, match_page};
-use crate::rows::{COMMENTARY_COLS, EVENT_COLS, MATCH_COLS, SESSION_COLS, TOKEN_COLS};
+use crate::rows::{COMMENTARY_COLS, EVENT_COLS, MATCH_COLS, SESSION_COLS, TOKEN_COLS, to_us};
 use crate::{Engine, Store, token};
 
 mod sql;

@@ -9,12 +9,10 @@ use sportz_contract::{MatchId, SessionId};
 use time::OffsetDateTime;
 
 use crate::error::{Result, StoreError};
-use crate::model::{
-    ApiToken, Commentary, Match, NewEvent, Session, StoredEvent, from_us, now, source_parts, to_us,
-};
+use crate::model::{ApiToken, Commentary, Match, NewEvent, Session, StoredEvent, now};
 use crate::rows::{
     MATCH_COLS, RawCommentary, RawEvent, RawMatch, RawSession, RawToken, SESSION_COLS,
-    event_columns,
+    event_columns, from_us, source_parts, to_us,
 };
 
 use super::sqlite_err;
@@ -336,7 +334,7 @@ pub(super) fn insert_events_tx(tx: &Transaction<'_>, events: &[NewEvent]) -> Res
                         .and_then(|mut s| s.query_row([sid.to_string()], |r| r.get(0)).optional())
                         .map_err(&e)?
                         .ok_or_else(|| StoreError::not_found("session", sid))?;
-                    let owner: MatchId = crate::model::parse_field("match id", &owner)?;
+                    let owner: MatchId = crate::rows::parse_field("match id", &owner)?;
                     checked_sessions.insert(sid, owner);
                     owner
                 }
