@@ -8,6 +8,20 @@
 //!   sessions whose worker was lost ([`consumers`]).
 //! - Mutations need an operator token; reading is open on the LAN unless a viewer token is
 //!   required ([`auth`]); per-client rate limits answer 429 with `Retry-After`.
+//!
+//! Where things are:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`service`] | every user operation (create/update/delete a match, score, commentary, session controls, calibration): validate → store → broadcast; REST and the desktop call these |
+//! | [`rest`] | the REST handlers by area, thin wrappers over [`service`]; request bodies in [`rest::bodies`] |
+//! | [`dto`] | every REST answer, built from the store's rows |
+//! | [`router`], [`openapi`] | the route table and middleware; the OpenAPI document (utoipa) and [`openapi::ROUTES`] |
+//! | [`extract`], [`validate`], [`error`] | request extractors, field-by-field body checks, the one error type |
+//! | [`ws`], [`centre`], [`relay`], [`queue`] | the two WebSockets, `/ws` rooms, live relays, per-client queues |
+//! | [`consumers`], [`fanout`] | stream consumers and watchdog; broadcasts across instances |
+//! | [`state`], [`server`] | the shared state and configuration; starting and serving ([`Api`]) |
+//! | [`auth`], [`ratelimit`], [`metrics`] | tokens, per-client limits, Prometheus metrics |
 
 pub mod auth;
 pub mod centre;
@@ -31,6 +45,4 @@ pub mod ws;
 
 pub use error::{ApiError, ApiResult};
 pub use server::Api;
-/// The session controls, at their former path (`sportz_api::sessions::act`).
-pub use service::sessions;
 pub use state::{ApiConfig, AppState};

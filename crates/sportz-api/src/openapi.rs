@@ -212,7 +212,7 @@ fn error_response(description: &str) -> Value {
     })
 }
 
-/// The OpenAPI 3.1 document: the operations of [`ApiDoc`], with the summaries, the operator
+/// The OpenAPI 3.1 document: the operations of `ApiDoc`, with the summaries, the operator
 /// security and the error answers of [`ROUTES`].
 ///
 /// # Panics

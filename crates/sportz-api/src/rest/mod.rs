@@ -1,7 +1,9 @@
 //! The REST handlers, by area: each reads the request (extractors from [`crate::extract`], bodies
 //! field by field with [`crate::validate`]), calls one [`crate::service`] function and answers
 //! with a [`crate::dto`] shape, `{data: …}` (pages: `{data: […], nextCursor}`); errors are
-//! [`crate::ApiError`]s.
+//! [`crate::ApiError`]s. Extractors run in argument order and the first rejection answers, so
+//! each handler lists them in the order the checks applied before the split: the query string,
+//! then the token, then the match id, then the body.
 //! The route table is in [`crate::router`], the OpenAPI document in [`crate::openapi`].
 
 pub mod bodies;

@@ -5,7 +5,7 @@
 //!
 //! | area | operations | broadcast |
 //! |---|---|---|
-//! | [`matches`] | create, update, delete, get, list | `match_created` / `match_updated` to all |
+//! | [`matches`](mod@matches) | create, update, delete, get, list | `match_created` / `match_updated` to all |
 //! | [`commentary`] | set the score, add commentary, list | `score_update` to all; `commentary` to the match's room |
 //! | [`sessions`] | start, pause, stop, restart ([`sessions::act`]); sessions and events of a match | `match_updated` to all |
 //! | [`calibration`] | set (≥ 4 non-degenerate pairs), get | — |
