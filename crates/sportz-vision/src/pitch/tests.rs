@@ -1,4 +1,5 @@
 use super::*;
+use crate::rng::SplitMix64;
 
 /// A broadcast-like camera: pitch metres → image pixels (perspective, the far side smaller).
 fn camera() -> Homography {
