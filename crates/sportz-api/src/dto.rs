@@ -17,6 +17,7 @@ use sportz_contract::match_centre::{CommentaryDto, MatchDto, ScoreUpdate};
 use sportz_contract::worker::{PointPair, SessionConfig};
 use sportz_contract::{EventData, MatchId, SessionId, SessionStatus};
 use sportz_store::{Commentary, Match, Session, StoredEvent};
+use sportz_vision::pitch::ReprojectionError;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use utoipa::openapi::RefOr;
@@ -180,18 +181,13 @@ pub struct CalibrationDto {
 }
 
 impl CalibrationDto {
-    /// The pairs with their fit.
+    /// The pairs with their fit (see `service::calibration::reprojection_error`).
     #[must_use]
-    pub fn of(pairs: Vec<PointPair>) -> Self {
-        let err = if pairs.len() >= 4 {
-            crate::service::calibration::fit(&pairs).ok()
-        } else {
-            None
-        };
+    pub fn new(pairs: Vec<PointPair>, fit: Option<ReprojectionError>) -> Self {
         Self {
             pairs,
-            reprojection_error_px: err.map(|e| e.rms_px),
-            reprojection_error_m: err.map(|e| e.rms_m),
+            reprojection_error_px: fit.map(|e| e.rms_px),
+            reprojection_error_m: fit.map(|e| e.rms_m),
         }
     }
 }

@@ -32,7 +32,8 @@ pub(crate) async fn get_calibration(
     MatchPath(id): MatchPath,
 ) -> ApiResult<Json<Value>> {
     let pairs = service::calibration::get_calibration(&st, id).await?;
-    Ok(data(CalibrationDto::of(pairs)))
+    let fit = service::calibration::reprojection_error(&pairs);
+    Ok(data(CalibrationDto::new(pairs, fit)))
 }
 
 #[utoipa::path(
@@ -67,7 +68,8 @@ pub(crate) async fn set_calibration(
             })
         })?;
     let m = service::calibration::set_calibration(&st, id, pairs).await?;
-    Ok(data(CalibrationDto::of(m.calibration)))
+    let fit = service::calibration::reprojection_error(&m.calibration);
+    Ok(data(CalibrationDto::new(m.calibration, fit)))
 }
 
 /// A JPEG still of the match's video at `t` seconds, for clicking calibration landmarks.

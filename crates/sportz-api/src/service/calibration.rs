@@ -18,6 +18,16 @@ pub fn fit(pairs: &[PointPair]) -> Result<sportz_vision::pitch::ReprojectionErro
         .map_err(|e| e.to_string())
 }
 
+/// How well a stored calibration fits: `None` with fewer than 4 pairs or a degenerate set.
+#[must_use]
+pub fn reprojection_error(pairs: &[PointPair]) -> Option<sportz_vision::pitch::ReprojectionError> {
+    if pairs.len() >= 4 {
+        fit(pairs).ok()
+    } else {
+        None
+    }
+}
+
 /// Checks a calibration as [`set_calibration`] does, without storing it.
 ///
 /// # Errors
