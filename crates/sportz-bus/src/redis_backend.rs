@@ -6,23 +6,28 @@
 //!   multiplexed connection, so they run on their own connections from a small pool.
 //! - Each subscription owns a pub/sub connection and a task that relays its messages into the
 //!   subscription's bounded buffer; when the connection drops the task reports
-//!   [`SubEvent::Disconnected`], reconnects with backoff, resubscribes every topic and reports
-//!   [`SubEvent::Reconnected`].
+//!   [`SubEvent::Disconnected`](crate::SubEvent::Disconnected), reconnects with backoff,
+//!   resubscribes every topic and reports [`SubEvent::Reconnected`](crate::SubEvent::Reconnected).
+//!
+//! This file holds the connection and the [`Bus`] commands; `replies` reads RESP replies and
+//! `pubsub` holds the subscription relay and its control.
+
+mod pubsub;
+mod replies;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection, PubSubSink};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::{AsyncConnectionConfig, Client, RedisError, Value};
 use tokio::sync::oneshot;
 
 use crate::queue::SubQueue;
-use crate::{
-    Bus, BusError, Message, PendingEntry, ReadFrom, Result, StreamEntry, SubEvent, Subscription,
-    SubscriptionControl, Topic,
-};
+use crate::{Bus, BusError, PendingEntry, ReadFrom, Result, StreamEntry, Subscription, Topic};
+
+use pubsub::{RedisControl, connect_pubsub, relay};
+use replies::{int, items, parse_entries, parse_read, protocol, text};
 
 /// Redis through the `redis` crate.
 #[derive(Clone)]
@@ -135,78 +140,6 @@ fn no_group(stream: &str, group: &str, e: BusError) -> BusError {
             group: group.to_owned(),
         },
         other => other,
-    }
-}
-
-fn text(v: &Value) -> Option<String> {
-    match v {
-        Value::BulkString(b) => Some(String::from_utf8_lossy(b).into_owned()),
-        Value::SimpleString(s) => Some(s.clone()),
-        Value::Int(i) => Some(i.to_string()),
-        Value::VerbatimString { text, .. } => Some(text.clone()),
-        _ => None,
-    }
-}
-
-fn int(v: &Value) -> Option<i64> {
-    match v {
-        Value::Int(i) => Some(*i),
-        other => text(other)?.parse().ok(),
-    }
-}
-
-fn items(v: &Value) -> Option<&[Value]> {
-    match v {
-        Value::Array(a) | Value::Set(a) => Some(a),
-        _ => None,
-    }
-}
-
-fn protocol(what: &str, v: &Value) -> BusError {
-    BusError::Protocol(format!("unexpected {what} reply: {v:?}"))
-}
-
-/// `[[id, [field, value, …]], …]` → entries (entries whose fields are nil were trimmed: skipped,
-/// their ids returned separately so they can be acked).
-fn parse_entries(v: &Value) -> Result<(Vec<StreamEntry>, Vec<String>)> {
-    let mut out = Vec::new();
-    let mut gone = Vec::new();
-    for e in items(v).ok_or_else(|| protocol("stream entries", v))? {
-        let parts = items(e).ok_or_else(|| protocol("stream entry", e))?;
-        let id = parts
-            .first()
-            .and_then(text)
-            .ok_or_else(|| protocol("entry id", e))?;
-        match parts.get(1) {
-            Some(Value::Nil) | None => gone.push(id),
-            Some(fields) => {
-                let f = items(fields).ok_or_else(|| protocol("entry fields", fields))?;
-                let data = f
-                    .chunks(2)
-                    .find(|kv| kv.first().and_then(text).as_deref() == Some("data"))
-                    .and_then(|kv| kv.get(1).and_then(text))
-                    .ok_or_else(|| protocol("entry without a `data` field", fields))?;
-                out.push(StreamEntry { id, data });
-            }
-        }
-    }
-    Ok((out, gone))
-}
-
-/// XREADGROUP reply: nil (timeout) or `[[stream, entries]]` (RESP3: a map).
-fn parse_read(v: &Value) -> Result<(Vec<StreamEntry>, Vec<String>)> {
-    match v {
-        Value::Nil => Ok((Vec::new(), Vec::new())),
-        Value::Array(streams) => match streams.first().and_then(items) {
-            Some([_, entries]) => parse_entries(entries),
-            _ => Ok((Vec::new(), Vec::new())),
-        },
-        Value::Map(m) => m
-            .first()
-            .map_or(Ok((Vec::new(), Vec::new())), |(_, entries)| {
-                parse_entries(entries)
-            }),
-        other => Err(protocol("XREADGROUP", other)),
     }
 }
 
@@ -509,148 +442,6 @@ impl Bus for RedisBus {
 
     fn backend(&self) -> &'static str {
         "redis"
-    }
-}
-
-async fn apply(sink: &mut PubSubSink, topics: &[Topic], add: bool) -> Result<()> {
-    for t in topics {
-        let r = match (t, add) {
-            (Topic::Channel(c), true) => sink.subscribe(c).await,
-            (Topic::Channel(c), false) => sink.unsubscribe(c).await,
-            (Topic::Pattern(p), true) => sink.psubscribe(p).await,
-            (Topic::Pattern(p), false) => sink.punsubscribe(p).await,
-        };
-        r.map_err(|e| map_err(&e))?;
-    }
-    Ok(())
-}
-
-async fn connect_pubsub(
-    client: &Client,
-    topics: &[Topic],
-) -> Result<(PubSubSink, redis::aio::PubSubStream)> {
-    let pubsub = tokio::time::timeout(CONNECT_TIMEOUT, client.get_async_pubsub())
-        .await
-        .map_err(|_| BusError::Unavailable("redis: pub/sub connect timed out".to_owned()))?
-        .map_err(|e| map_err(&e))?;
-    let (mut sink, stream) = pubsub.split();
-    apply(&mut sink, topics, true).await?;
-    Ok((sink, stream))
-}
-
-fn to_message(msg: &redis::Msg) -> Message {
-    Message {
-        channel: msg.get_channel_name().to_owned(),
-        pattern: if msg.from_pattern() {
-            msg.get_pattern::<String>().ok()
-        } else {
-            None
-        },
-        payload: String::from_utf8_lossy(msg.get_payload_bytes()).into_owned(),
-    }
-}
-
-/// Relays one subscription's messages into its queue, reconnecting as needed, until the
-/// subscription is dropped.
-async fn relay(
-    client: Client,
-    mut stream: redis::aio::PubSubStream,
-    sink: Arc<tokio::sync::Mutex<Option<PubSubSink>>>,
-    topics: Arc<Mutex<HashSet<Topic>>>,
-    queue: Arc<SubQueue>,
-    mut closed: oneshot::Receiver<()>,
-) {
-    loop {
-        loop {
-            tokio::select! {
-                _ = &mut closed => return,
-                msg = stream.next() => match msg {
-                    Some(m) => {
-                        if !queue.push(SubEvent::Message(to_message(&m))) {
-                            return;
-                        }
-                    }
-                    None => break,
-                },
-            }
-        }
-        *sink.lock().await = None;
-        tracing::warn!("redis pub/sub connection lost; reconnecting");
-        if !queue.push(SubEvent::Disconnected(
-            "redis pub/sub connection lost".to_owned(),
-        )) {
-            return;
-        }
-        let mut backoff = Duration::from_millis(100);
-        loop {
-            tokio::select! {
-                _ = &mut closed => return,
-                () = tokio::time::sleep(backoff) => {}
-            }
-            let wanted: Vec<Topic> = topics
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .iter()
-                .cloned()
-                .collect();
-            match connect_pubsub(&client, &wanted).await {
-                Ok((new_sink, new_stream)) => {
-                    *sink.lock().await = Some(new_sink);
-                    stream = new_stream;
-                    tracing::info!("redis pub/sub reconnected and resubscribed");
-                    if !queue.push(SubEvent::Reconnected) {
-                        return;
-                    }
-                    break;
-                }
-                Err(e) => {
-                    tracing::debug!("redis pub/sub reconnect failed: {e}");
-                    backoff = (backoff * 2).min(Duration::from_secs(2));
-                }
-            }
-        }
-    }
-}
-
-#[derive(Debug)]
-struct RedisControl {
-    sink: Arc<tokio::sync::Mutex<Option<PubSubSink>>>,
-    topics: Arc<Mutex<HashSet<Topic>>>,
-    /// Dropped with the subscription: ends the relay task.
-    _closed: oneshot::Sender<()>,
-}
-
-impl RedisControl {
-    async fn change(&self, topics: &[Topic], add: bool) -> Result<()> {
-        {
-            let mut set = self.topics.lock().unwrap_or_else(PoisonError::into_inner);
-            for t in topics {
-                if add {
-                    set.insert(t.clone());
-                } else {
-                    set.remove(t);
-                }
-            }
-        }
-        // While disconnected the topic set alone is updated; the relay applies it on reconnect.
-        let mut guard = self.sink.lock().await;
-        match guard.as_mut() {
-            Some(sink) => apply(sink, topics, add).await,
-            None => Err(BusError::Unavailable(
-                "redis pub/sub is reconnecting; the change applies once it is back".to_owned(),
-            )),
-        }
-    }
-}
-
-#[async_trait::async_trait]
-impl SubscriptionControl for RedisControl {
-    async fn add(&self, topics: &[Topic]) -> Result<()> {
-        self.change(topics, true).await
-    }
-
-    async fn remove(&self, topics: &[Topic]) -> Result<()> {
-        self.change(topics, false).await
     }
 }
 
