@@ -10,6 +10,9 @@
 //! - [`Provider`]: the execution providers and their order.
 //! - `detector`: [`Detector`] and its options and timings (load, warm-up, detect).
 //! - `tensors`: the model's metadata, inputs and outputs as ONNX Runtime shows them.
+//!
+//! [`ModelAdapter`]: sportz_vision::detect::ModelAdapter
+//! [`Detections`]: sportz_vision::detect::Detections
 //! - [`tiny_onnx`]: tiny constant-output models for tests and examples.
 
 pub mod runtime;
