@@ -1,6 +1,6 @@
 //! A real API server on port 0 for the tests, with real clients (reqwest, tokio-tungstenite).
 
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary uses part of the shared helpers")]
 
 use std::sync::Arc;
 use std::time::Duration;
