@@ -44,21 +44,13 @@ impl TestClip {
     /// # Panics
     /// When ffmpeg is missing or fails.
     pub fn make(&self, out: &Path) -> PathBuf {
-        let mut cmd = Command::new("ffmpeg");
-        cmd.args([
-            "-hide_banner",
-            "-loglevel",
-            "error",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-        ])
-        .arg(format!(
-            "testsrc2=size={}x{}:rate={}:duration={}",
-            self.width, self.height, self.fps, self.secs
-        ))
-        .args(["-c:v", "libx264", "-preset", self.preset]);
+        let mut cmd = ffmpeg_writing();
+        cmd.args(["-f", "lavfi", "-i"])
+            .arg(format!(
+                "testsrc2=size={}x{}:rate={}:duration={}",
+                self.width, self.height, self.fps, self.secs
+            ))
+            .args(["-c:v", "libx264", "-preset", self.preset]);
         if let Some(b) = self.bitrate {
             cmd.args(["-b:v", b]);
         }
@@ -79,27 +71,19 @@ impl TestClip {
 /// # Panics
 /// When ffmpeg is missing or fails.
 pub fn cut_clip(clip: &Path, out: &Path, from: u32, secs: u32) -> PathBuf {
-    let mut cmd = Command::new("ffmpeg");
-    cmd.args([
-        "-hide_banner",
-        "-loglevel",
-        "error",
-        "-y",
-        "-ss",
-        &from.to_string(),
-        "-i",
-    ])
-    .arg(clip)
-    .args([
-        "-t",
-        &secs.to_string(),
-        "-c:v",
-        "libx264",
-        "-preset",
-        "ultrafast",
-        "-an",
-    ])
-    .arg(out);
+    let mut cmd = ffmpeg_writing();
+    cmd.args(["-ss", &from.to_string(), "-i"])
+        .arg(clip)
+        .args([
+            "-t",
+            &secs.to_string(),
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-an",
+        ])
+        .arg(out);
     run(&mut cmd, out);
     out.to_owned()
 }
@@ -179,6 +163,13 @@ pub fn video_facts(video: &Path) -> VideoFacts {
         pix_fmt: field("pix_fmt"),
         frames: num("nb_read_frames"),
     }
+}
+
+/// `ffmpeg`, quiet but for errors, overwriting its output.
+fn ffmpeg_writing() -> Command {
+    let mut cmd = Command::new("ffmpeg");
+    cmd.args(["-hide_banner", "-loglevel", "error", "-y"]);
+    cmd
 }
 
 fn run(cmd: &mut Command, out: &Path) {
