@@ -13,7 +13,7 @@ mod align;
 mod ball;
 mod events;
 mod players;
-mod table;
+pub(crate) mod table;
 
 use align::{align, truth_period};
 use ball::ball;

@@ -48,7 +48,7 @@ pub struct Predictions {
     pub other_messages: usize,
 }
 
-fn lines(
+pub(crate) fn lines(
     reader: impl BufRead,
     source_name: &str,
 ) -> impl Iterator<Item = Result<(usize, String), EvalError>> {

@@ -57,11 +57,17 @@
 //! report lists any kind that exists on one side only. True events outside the evaluated time
 //! span are not scored (and counted).
 //!
+//! # Detection on labelled images
+//! [`detection`]: AP50 and AP50-95 per class (COCO's matching and 101-point interpolation) and
+//! precision/recall at an operating threshold, of the detections `sportz detect` writes against
+//! YOLO box or polygon labels.
+//!
 //! # Exports
 //! [`export`]: CDF (Common Data Format) tracking JSONL and meta JSON, and SoccerNet GSR labels,
 //! from predicted frames; both with the origin at the pitch centre.
 
 mod assign;
+pub mod detection;
 mod error;
 mod eval;
 pub mod export;

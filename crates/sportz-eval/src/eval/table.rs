@@ -10,7 +10,7 @@ fn opt3(v: Option<f64>) -> String {
 
 /// Rows of cells, each column right-aligned to its widest cell (the first one left-aligned when
 /// `label_column`).
-fn grid_with(rows: &[Vec<String>], label_column: bool) -> String {
+pub(crate) fn grid_with(rows: &[Vec<String>], label_column: bool) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|c| {
