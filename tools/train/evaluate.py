@@ -108,14 +108,19 @@ def match(det_b, det_s, gt_b, gt_ig):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="models/sportz-det.onnx")
-    ap.add_argument("--data", default="/var/tmp/sportz-train-data/heldout")
+    ap.add_argument("--data", default="/var/tmp/sportz-train-data/heldout",
+                    help="a folder of seed-*.npz / real-*.npz (gen_data.py, real_data.py) or one .npz")
     ap.add_argument("--json", default=None, help="also write the metrics here")
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
     so = ort.SessionOptions()
     so.intra_op_num_threads = a.threads
     sess = ort.InferenceSession(a.model, so, providers=["CPUExecutionProvider"])
-    files = sorted(f for f in glob.glob(str(Path(a.data) / "seed-*.npz")) if ".tmp." not in f)
+    if Path(a.data).is_file():
+        files = [a.data]
+    else:
+        files = sorted(f for f in glob.glob(str(Path(a.data) / "seed-*.npz")) + glob.glob(str(Path(a.data) / "real-*.npz"))
+                       if ".tmp." not in f)
     groups = {"player": [0], "goalkeeper": [1], "referee": [2], "ball": [BALL], "people (any role)": [0, 1, 2]}
     acc = {g: {"tp": [], "conf": [], "ngt": 0, "hit25": 0, "det25": 0, "tp25": 0} for g in groups}
     ball_near, ball_gt, frames, t_inf = 0, 0, 0, 0.0

@@ -18,6 +18,8 @@ def main():
     ap.add_argument("--ckpt", default="/var/tmp/sportz-train-data/ckpt.pt")
     ap.add_argument("--out", default="models/sportz-det.onnx")
     ap.add_argument("--opset", type=int, default=17)
+    ap.add_argument("--description", default="sportz default detector: TinyDet (CenterNet-style, stride 4) "
+                    "trained on sportz synth frames; Ultralytics YOLOv8 output layout")
     a = ap.parse_args()
     ck = torch.load(a.ckpt, map_location="cpu")
     net = TinyDet(len(NAMES))
@@ -33,8 +35,7 @@ def main():
     m = onnx.load(str(tmp))
     names = "{" + ", ".join(f"{i}: '{n}'" for i, n in enumerate(NAMES)) + "}"
     meta = {
-        "description": "sportz default detector: TinyDet (CenterNet-style, stride 4) trained on "
-                       "sportz synth frames; Ultralytics YOLOv8 output layout",
+        "description": a.description,
         "author": "sportz",
         "license": "same as the sportz repository",
         "version": "1",

@@ -9,6 +9,7 @@ import argparse
 import copy
 import glob
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -24,18 +25,46 @@ from model import TinyDet, count_params  # noqa: E402
 CROP_W, CROP_H = 320, 192
 
 
+def load_sources(spec):
+    """`--data`: comma-separated sources, each a folder (its seed-*.npz and real-*.npz) or one
+    .npz file, optionally with a sampling weight `path:weight` (default 1). Every source is
+    sampled with probability weight / sum(weights), frames uniformly within a source.
+
+    Returns (images, labels, per-frame sampling probabilities, description)."""
+    parts, all_images, all_labels, probs, desc = [p for p in spec.split(",") if p], [], [], [], []
+    ws = []
+    for part in parts:
+        path, _, w = part.partition(":")
+        w = float(w) if w else 1.0
+        p = Path(path)
+        if p.is_dir():
+            files = sorted(glob.glob(str(p / "seed-*.npz")) + glob.glob(str(p / "real-*.npz")))
+        else:
+            files = [str(p)]
+        files = [f for f in files if ".tmp." not in f]
+        n0 = len(all_labels)
+        for f in files:
+            d = np.load(f)
+            imgs, fr, bx, cl, ig = d["images"], d["frame"], d["boxes"], d["classes"], d["ignore"]
+            for k in range(len(imgs)):
+                sel = fr == k
+                all_labels.append((bx[sel], cl[sel], ig[sel]))
+            all_images.append(imgs)
+        n = len(all_labels) - n0
+        if n == 0:
+            raise SystemExit(f"no frames in {path}")
+        ws.append((n, w))
+        desc.append(f"{path}: {len(files)} files, {n} frames, weight {w:g}")
+    total_w = sum(w for _, w in ws)
+    for n, w in ws:
+        probs.append(np.full(n, w / total_w / n))
+    probs = np.concatenate(probs)
+    return np.concatenate(all_images), all_labels, probs / probs.sum(), desc
+
+
 def load(data_dir):
-    files = sorted(glob.glob(str(Path(data_dir) / "seed-*.npz")))
-    files = [f for f in files if ".tmp." not in f]
-    images, labels = [], []
-    for f in files:
-        d = np.load(f)
-        imgs = d["images"]
-        for k in range(len(imgs)):
-            sel = d["frame"] == k
-            labels.append((d["boxes"][sel], d["classes"][sel], d["ignore"][sel]))
-        images.append(imgs)
-    return np.concatenate(images), labels, len(files)
+    images, labels, _, desc = load_sources(str(data_dir))
+    return images, labels, len(desc)
 
 
 def gaussian_targets(boxes, classes, ignore, nc, out_h, out_w):
@@ -78,13 +107,28 @@ def gaussian_targets(boxes, classes, ignore, nc, out_h, out_w):
     return heat, neg_mask, reg, reg_w
 
 
-def make_batch(images, labels, idx, rng, nc):
+def blur(x, sigma):
+    """Separable Gaussian blur of one CHW crop (sigma in pixels)."""
+    r = max(1, int(math.ceil(2.5 * sigma)))
+    k = torch.exp(-torch.arange(-r, r + 1, dtype=torch.float32) ** 2 / (2 * sigma * sigma))
+    k = (k / k.sum()).to(x.dtype)
+    c = x.shape[0]
+    y = F.conv2d(F.pad(x[None], (r, r, 0, 0), mode="replicate"), k.view(1, 1, 1, -1).repeat(c, 1, 1, 1), groups=c)
+    y = F.conv2d(F.pad(y, (0, 0, r, r), mode="replicate"), k.view(1, 1, -1, 1).repeat(c, 1, 1, 1), groups=c)
+    return y[0]
+
+
+def make_batch(images, labels, idx, rng, nc, aug="basic"):
+    """aug "basic": the synthetic recipe (scale 0.75-1.35, flips, brightness/contrast).
+    aug "broadcast": also a wider log-uniform scale (0.6-1.7), per-channel colour gains,
+    saturation jitter, Gaussian blur (30 %) and sensor noise (30 %)."""
     n = len(idx)
+    broadcast = aug == "broadcast"
     H, W = images.shape[1:3]
     pad = 114.0 / 255.0
     crops, heats, negs, regs, regws = [], [], [], [], []
     for i in idx:
-        s = rng.uniform(0.75, 1.35)
+        s = math.exp(rng.uniform(math.log(0.6), math.log(1.7))) if broadcast else rng.uniform(0.75, 1.35)
         cw, ch = CROP_W / s, CROP_H / s
         boxes, classes, ignore = labels[i]
         # bias crops towards the ball half the time so that the rare class is seen often
@@ -135,6 +179,17 @@ def make_batch(images, labels, idx, rng, nc):
     gain = torch.tensor(rng.uniform(0.8, 1.2, (n, 1, 1, 1)), dtype=torch.float32)
     bias = torch.tensor(rng.uniform(-0.06, 0.06, (n, 1, 1, 1)), dtype=torch.float32)
     x = (x * gain + bias).clamp(0, 1)
+    if broadcast:
+        chan = torch.tensor(rng.uniform(0.9, 1.1, (n, 3, 1, 1)), dtype=torch.float32)
+        sat = torch.tensor(rng.uniform(0.6, 1.4, (n, 1, 1, 1)), dtype=torch.float32)
+        grey = x.mean(1, keepdim=True)
+        x = (grey + (x - grey) * sat) * chan
+        for j in range(n):
+            if rng.random() < 0.3:
+                x[j] = blur(x[j], rng.uniform(0.4, 1.2))
+            if rng.random() < 0.3:
+                x[j] = x[j] + torch.randn(x[j].shape, generator=None) * float(rng.uniform(0.005, 0.03))
+        x = x.clamp(0, 1)
     t = lambda a: torch.from_numpy(np.stack(a))  # noqa: E731
     return x, t(heats), t(negs), t(regs), t(regws)
 
@@ -159,21 +214,30 @@ def losses(out, heat, neg_mask, reg, reg_w, nc, ball_weight=3.0):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default="/var/tmp/sportz-train-data/train")
+    ap.add_argument("--data", default="/var/tmp/sportz-train-data/train",
+                    help="comma-separated folders or .npz files, each optionally path:weight")
     ap.add_argument("--out", default="/var/tmp/sportz-train-data/ckpt.pt")
     ap.add_argument("--minutes", type=float, default=30.0, help="wall-clock training budget")
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--resume", default=None)
+    ap.add_argument("--resume", default=None, help="start from this checkpoint's (EMA) weights")
+    ap.add_argument("--init-onnx", default=None,
+                    help="start from the weights of an exported TinyDet ONNX (onnx_init.py)")
+    ap.add_argument("--aug", default="basic", choices=["basic", "broadcast"])
+    ap.add_argument("--state", default=None,
+                    help="full training state (weights, EMA, optimiser, RNGs, elapsed time), saved "
+                         "with every checkpoint; when it exists the run continues from it")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
     t0 = time.time()
-    images, labels, nseeds = load(a.data)
-    print(f"{len(images)} frames from {nseeds} seeds loaded in {time.time() - t0:.0f}s", flush=True)
+    images, labels, probs, desc = load_sources(a.data)
+    print(f"{len(images)} frames loaded in {time.time() - t0:.0f}s", flush=True)
+    for line in desc:
+        print("  " + line, flush=True)
     nc = len(NAMES)
     net = TinyDet(nc)
     base_iters = 0
@@ -181,6 +245,14 @@ def main():
         ck = torch.load(a.resume)
         net.load_state_dict(ck["model"])
         base_iters = int(ck.get("iters", 0))
+    elif a.init_onnx:
+        from onnx_init import init_from_onnx
+
+        calib = make_batch(images, labels, rng.choice(len(images), 16, p=probs), rng, nc, a.aug)[0]
+        check = torch.from_numpy(images[0]).permute(2, 0, 1)[None].float() / 255.0
+        e_s, e_b = init_from_onnx(net, a.init_onnx, calib, check)
+        print(f"initialised from {a.init_onnx} (max |torch - onnx|: scores {e_s:.2e}, boxes {e_b:.2e} px)",
+              flush=True)
     print(f"TinyDet: {count_params(net)} parameters", flush=True)
     ema = copy.deepcopy(net).eval()
     for q in ema.parameters():
@@ -189,19 +261,41 @@ def main():
     # the schedule runs on wall-clock time: warm-up, then cosine to 2% over --minutes
     budget = a.minutes * 60.0
     warm = 50
-    t_start = time.time()
     hist = []
     it = -1
+    elapsed0 = 0.0
+    if a.state and Path(a.state).exists():
+        st = torch.load(a.state, weights_only=False)
+        net.load_state_dict(st["net"])
+        ema.load_state_dict(st["ema"])
+        opt.load_state_dict(st["opt"])
+        rng.bit_generator.state = st["rng"]
+        torch.set_rng_state(st["torch_rng"])
+        it, elapsed0, hist, base_iters = st["it"], st["elapsed"], st["hist"], st["base_iters"]
+        print(f"continuing from {a.state}: iteration {it + 1}, {elapsed0:.0f}s of {budget:.0f}s", flush=True)
+    t_start = time.time() - elapsed0
+
+    def save():
+        torch.save({"model": ema.state_dict(), "iters": base_iters + it + 1, "names": NAMES}, a.out + ".tmp")
+        os.replace(a.out + ".tmp", a.out)
+        if a.state:
+            torch.save({"net": net.state_dict(), "ema": ema.state_dict(), "opt": opt.state_dict(),
+                        "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "it": it,
+                        "elapsed": time.time() - t_start, "hist": hist[-50:], "base_iters": base_iters},
+                       a.state + ".tmp")
+            os.replace(a.state + ".tmp", a.state)
+
     while True:
         it += 1
         frac = (time.time() - t_start) / budget
         if frac >= 1.0:
+            it -= 1
             break
         lr = a.lr * min(1.0, (it + 1) / warm) * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
         for g in opt.param_groups:
             g["lr"] = lr
-        idx = rng.integers(0, len(images), a.batch)
-        x, heat, neg, reg, regw = make_batch(images, labels, idx, rng, nc)
+        idx = rng.choice(len(images), a.batch, p=probs)
+        x, heat, neg, reg, regw = make_batch(images, labels, idx, rng, nc, a.aug)
         net.train()
         out = net(x)
         lh, lo, ls = losses(out, heat, neg, reg, regw, nc)
@@ -224,9 +318,9 @@ def main():
             print(f"it {it + 1} heat {h[0]:.3f} off {h[1]:.3f} size {h[2]:.3f} "
                   f"lr {lr:.5f} {el:.0f}s ({el / (it + 1):.2f}s/it)", flush=True)
         if (it + 1) % 100 == 0:
-            torch.save({"model": ema.state_dict(), "iters": base_iters + it + 1, "names": NAMES}, a.out)
-    torch.save({"model": ema.state_dict(), "iters": base_iters + it, "names": NAMES}, a.out)
-    print(f"training: {it} iterations of {a.batch} crops in {time.time() - t_start:.0f}s", flush=True)
+            save()
+    save()
+    print(f"training: {it + 1} iterations of {a.batch} crops in {time.time() - t_start:.0f}s", flush=True)
 
 
 if __name__ == "__main__":
