@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 
 const AFTER_HELP: &str = "\
 Roles:
@@ -13,7 +13,8 @@ Roles:
   sportz worker           a tracking worker alone (e.g. on a GPU machine)
   sportz track VIDEO      offline analysis of a file at full speed, written as JSONL
   sportz synth            render a synthetic match with exact ground truth
-  sportz eval             score predictions against ground truth
+  sportz detect IMAGES    detect in still images (JPEG/PNG), written as JSONL
+  sportz eval             score tracking against synth truth, or detections against labels
 
 With no services configured everything runs on embedded defaults (in-process bus, SQLite file).
 
@@ -107,9 +108,15 @@ pub enum Command {
     /// Print the effective configuration (file, environment, flags), secrets masked.
     #[command(after_help = "Example:\n  SPORTZ_REDIS=redis://10.0.0.5:6379 sportz config")]
     Config(SystemArgs),
-    /// Score tracking output against ground truth (HOTA, IDF1, ball, pitch error, events).
+    /// Run the detector on still images (JPEG, PNG) and write every detection as JSONL.
     #[command(
-        after_help = "Examples:\n  sportz eval --truth synth/truth.jsonl --pred run.jsonl\n  sportz eval --truth synth/truth.jsonl --pred run.jsonl --json > scores.json"
+        after_help = "Examples:\n  sportz detect valid/images --out dets.jsonl\n  sportz detect a.jpg b.png --model yolox_nano.onnx --out dets.jsonl --threshold 0.05"
+    )]
+    Detect(DetectArgs),
+    /// Score tracking output against synth truth (HOTA, IDF1, ball, pitch error, events), or
+    /// detections against labelled images (AP50, AP50-95, precision and recall per class).
+    #[command(
+        after_help = "Examples:\n  tracking (a `sportz track` run against `sportz synth` truth):\n    sportz eval --truth synth/truth.jsonl --pred run.jsonl\n    sportz eval --truth synth/truth.jsonl --pred run.jsonl --json > scores.json\n  detection (`sportz detect` output against YOLO labels, classes from a data.yaml beside them):\n    sportz eval --detections dets.jsonl --labels valid/labels\n    sportz eval --detections dets.jsonl --labels labels --data data.yaml --conf 0.3 --json"
     )]
     Eval(EvalArgs),
 }
@@ -203,26 +210,66 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 #[derive(Debug, Args)]
+pub struct DetectArgs {
+    /// Images (.jpg, .jpeg, .png) and folders of them (read one level deep, in name order).
+    #[arg(required = true, value_name = "IMAGE_OR_DIR")]
+    pub inputs: Vec<PathBuf>,
+    /// ONNX detector (any YOLO-family layout). Default: the built-in sportz-det, trained on
+    /// synthetic matches (models/MODEL_CARD.md).
+    #[arg(long, env = "SPORTZ_MODEL")]
+    pub model: Option<PathBuf>,
+    /// Output JSONL file: one line per image, `{"image", "width", "height", "detections":
+    /// [{"class", "bbox": [x1, y1, x2, y2], "confidence"}]}` in the image's pixels.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Lowest confidence written (low, so AP can be computed over the whole ranking).
+    #[arg(long, default_value_t = 0.01)]
+    pub threshold: f64,
+}
+
+const TRACKING: &str = "Tracking: a `sportz track` run against `sportz synth` truth";
+const DETECTION: &str = "Detection: `sportz detect` output against labelled images";
+
+#[derive(Debug, Args)]
+#[command(
+    group(ArgGroup::new("mode").args(["truth", "detections"]).required(true)),
+    group(ArgGroup::new("tracking").args(["truth", "pred", "events", "event_tolerance", "ball_tolerance", "align"]).multiple(true)),
+    group(ArgGroup::new("detection").args(["detections", "labels", "data", "conf"]).multiple(true).conflicts_with("tracking")),
+)]
 pub struct EvalArgs {
     /// Ground truth JSONL from `sportz synth` (its `truth.jsonl`).
-    #[arg(long)]
-    pub truth: PathBuf,
+    #[arg(long, requires = "pred", help_heading = TRACKING)]
+    pub truth: Option<PathBuf>,
     /// Predictions JSONL from `sportz track`.
-    #[arg(long)]
-    pub pred: PathBuf,
+    #[arg(long, requires = "truth", help_heading = TRACKING)]
+    pub pred: Option<PathBuf>,
     /// True events (default: `events.json` beside the truth; without it events are not scored).
-    #[arg(long)]
+    #[arg(long, help_heading = TRACKING)]
     pub events: Option<PathBuf>,
     /// Seconds within which a predicted event matches a true one of the same kind.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, help_heading = TRACKING)]
     pub event_tolerance: f64,
     /// Pixels within which a predicted ball matches the true one.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, help_heading = TRACKING)]
     pub ball_tolerance: f64,
     /// How predicted frames are paired with truth frames: `timestamp` (nearest video time) or
     /// `frame_number`.
-    #[arg(long, default_value = "timestamp")]
+    #[arg(long, default_value = "timestamp", help_heading = TRACKING)]
     pub align: String,
+    /// Detections JSONL from `sportz detect`.
+    #[arg(long, requires = "labels", help_heading = DETECTION)]
+    pub detections: Option<PathBuf>,
+    /// A folder of YOLO label files (`<image stem>.txt`: `cls cx cy w h` boxes or `cls x1 y1 x2
+    /// y2 …` polygons, normalised), one for every image of the detections.
+    #[arg(long, requires = "detections", help_heading = DETECTION)]
+    pub labels: Option<PathBuf>,
+    /// The `data.yaml` whose `names` give the class ids' names (default: the first of
+    /// LABELS/data.yaml, LABELS/../data.yaml, LABELS/../../data.yaml).
+    #[arg(long, help_heading = DETECTION)]
+    pub data: Option<PathBuf>,
+    /// Confidence at or above which detections count for precision and recall (AP uses all).
+    #[arg(long, default_value_t = 0.25, help_heading = DETECTION)]
+    pub conf: f64,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -245,6 +292,31 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn eval_takes_one_mode_whole() {
+        use clap::Parser;
+        let parse = |args: &[&str]| {
+            super::Cli::try_parse_from([&["sportz", "eval"], args].concat()).map(|_| ())
+        };
+        assert!(parse(&["--truth", "t", "--pred", "p"]).is_ok());
+        assert!(parse(&["--detections", "d", "--labels", "l", "--conf", "0.3"]).is_ok());
+        assert!(parse(&[]).is_err());
+        assert!(parse(&["--truth", "t"]).is_err());
+        assert!(parse(&["--detections", "d"]).is_err());
+        assert!(parse(&["--truth", "t", "--pred", "p", "--labels", "l"]).is_err());
+        assert!(
+            parse(&[
+                "--detections",
+                "d",
+                "--labels",
+                "l",
+                "--align",
+                "frame_number"
+            ])
+            .is_err()
+        );
     }
 
     #[test]

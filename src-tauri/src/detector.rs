@@ -12,8 +12,11 @@ use sportz_worker::{AnalyzerFactory, PassThroughFactory, VisionAnalyzerFactory};
 const DEFAULT_MODEL: &[u8] = include_bytes!("../../models/sportz-det.onnx");
 
 /// Writes the built-in detector to `~/.cache/sportz/models/` (once per model version) and
-/// returns its path.
-fn default_model_path() -> anyhow::Result<PathBuf> {
+/// returns its path (`sportz detect` loads it with options of its own).
+///
+/// # Errors
+/// When the cache folder or the file cannot be written.
+pub fn default_model_path() -> anyhow::Result<PathBuf> {
     // FNV-1a: a stable name per model content, so a new build never reads an old file
     let hash = DEFAULT_MODEL
         .iter()

@@ -45,6 +45,10 @@ fn run(mut cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
         }
         Some(Command::Synth(args)) => roles::synth::run(&args),
         Some(Command::Eval(args)) => roles::eval::run(&args),
+        Some(Command::Detect(args)) => {
+            process::init_logs("warn");
+            roles::detect::run(&args)
+        }
         // results go to stdout, logs to stderr: `track` only says what goes wrong
         Some(Command::Track(args)) => on_runtime("warn", roles::track::run(&args)),
         Some(Command::Worker(args)) => on_runtime("info", roles::worker::run(args)),

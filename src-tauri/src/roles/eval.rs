@@ -1,18 +1,40 @@
-//! `sportz eval`: scores a `sportz track` run against the truth of a `sportz synth` match
-//! (HOTA, IDF1, ball, pitch error, events) as a table or JSON.
+//! `sportz eval`, two modes: a `sportz track` run against the truth of a `sportz synth` match
+//! (HOTA, IDF1, ball, pitch error, events), or the detections of `sportz detect` against YOLO
+//! labels (AP50, AP50-95, precision and recall per class); a table or JSON. The files are read
+//! here, the scoring is `sportz_eval`'s.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use sportz_eval::detection::{
+    DetectionOptions, LabelledImage, class_map, class_name, data_yaml_candidates,
+    evaluate_detections, parse_data_yaml_names, parse_detections_jsonl, parse_yolo_labels,
+};
 
-/// `sportz eval`: scores a `track` run against a synth match's truth.
-pub fn run(args: &crate::cli::EvalArgs) -> anyhow::Result<()> {
+use crate::cli::EvalArgs;
+
+/// `sportz eval`: the mode the flags choose (clap makes sure one is given whole).
+pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
+    match (&args.truth, &args.pred, &args.detections, &args.labels) {
+        (Some(truth), Some(pred), None, None) => tracking(args, truth, pred),
+        (None, None, Some(dets), Some(labels)) => detection(args, dets, labels),
+        _ => anyhow::bail!(
+            "expected either --truth and --pred (tracking) or --detections and --labels (detection)"
+        ),
+    }
+}
+
+/// Scores a `track` run against a synth match's truth.
+fn tracking(args: &EvalArgs, truth_path: &Path, pred_path: &Path) -> anyhow::Result<()> {
     let frames = sportz_eval::parse_truth_jsonl(
-        open_reader(&args.truth, "truth")?,
-        &args.truth.display().to_string(),
+        open_reader(truth_path, "truth")?,
+        &truth_path.display().to_string(),
     )?;
     let events_path = args
         .events
         .clone()
-        .unwrap_or_else(|| args.truth.with_file_name("events.json"));
+        .unwrap_or_else(|| truth_path.with_file_name("events.json"));
     let truth = if events_path.is_file() {
         let text = std::fs::read_to_string(&events_path)
             .with_context(|| format!("cannot read {}", events_path.display()))?;
@@ -31,8 +53,8 @@ pub fn run(args: &crate::cli::EvalArgs) -> anyhow::Result<()> {
         sportz_eval::Truth::from_frames(frames)
     };
     let pred = sportz_eval::parse_predictions(
-        open_reader(&args.pred, "predictions")?,
-        &args.pred.display().to_string(),
+        open_reader(pred_path, "predictions")?,
+        &pred_path.display().to_string(),
     )?;
     let options = sportz_eval::EvalOptions {
         event_tolerance_s: args.event_tolerance,
@@ -50,6 +72,131 @@ pub fn run(args: &crate::cli::EvalArgs) -> anyhow::Result<()> {
         println!("{}", report.table().trim_end());
     }
     Ok(())
+}
+
+/// Scores `sportz detect` output against a folder of YOLO labels, paired by file stem.
+fn detection(args: &EvalArgs, dets_path: &Path, labels_dir: &Path) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.conf.is_finite() && (0.0..=1.0).contains(&args.conf),
+        "--conf {}: expected a confidence in 0..1",
+        args.conf
+    );
+    let labels_name = labels_dir.display().to_string();
+    anyhow::ensure!(
+        labels_dir.is_dir(),
+        "no labels folder {labels_name}: expected a folder of YOLO .txt label files named after the images"
+    );
+    let dets_name = dets_path.display().to_string();
+    let dets = parse_detections_jsonl(open_reader(dets_path, "detections")?, &dets_name)?;
+
+    let yaml_path = match &args.data {
+        Some(p) => p.clone(),
+        None => data_yaml_candidates(labels_dir)
+            .into_iter()
+            .find(|p| p.is_file())
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "no data.yaml in {labels_name}, beside it or above it: expected one whose `names` list the class ids, or pass --data"
+                )
+            })?,
+    };
+    let yaml_name = yaml_path.display().to_string();
+    let yaml = std::fs::read_to_string(&yaml_path)
+        .with_context(|| format!("cannot read the dataset description {yaml_name}"))?;
+    let names = parse_data_yaml_names(&yaml, &yaml_name)?;
+    let classes = class_map(&names, &yaml_name)?;
+    let mapping: Vec<String> = names
+        .iter()
+        .zip(&classes)
+        .enumerate()
+        .map(|(i, (n, c))| format!("{i} {n} → {}", class_name(*c)))
+        .collect();
+    eprintln!("classes from {yaml_name}: {}", mapping.join(", "));
+
+    let labels = label_files(labels_dir)?;
+    let missing: Vec<&(usize, sportz_eval::detection::ImageDetections)> = dets
+        .iter()
+        .filter(|(_, d)| !labels.contains_key(d.stem()))
+        .collect();
+    if let Some((line, first)) = missing.first() {
+        let what = if missing.len() == dets.len() {
+            format!(
+                "none of its {} images has a label file in {labels_name}; are these detections of other images?",
+                dets.len()
+            )
+        } else {
+            format!(
+                "{} of its {} images have no label file",
+                missing.len(),
+                dets.len()
+            )
+        };
+        anyhow::bail!(
+            "{dets_name} line {line}: image `{}` has no label file {}.txt in {labels_name} ({what})",
+            first.image,
+            first.stem()
+        );
+    }
+    let detected: std::collections::HashSet<&str> = dets.iter().map(|(_, d)| d.stem()).collect();
+    let undetected: Vec<&PathBuf> = labels
+        .iter()
+        .filter(|(stem, _)| !detected.contains(stem.as_str()))
+        .map(|(_, p)| p)
+        .collect();
+    if let Some(first) = undetected.first() {
+        anyhow::bail!(
+            "{}: no line of {dets_name} is for this image ({} of the {} label files have none; was the image skipped by `sportz detect`, or are the detections of a subset?)",
+            first.display(),
+            undetected.len(),
+            labels.len()
+        );
+    }
+
+    let mut images = Vec::with_capacity(dets.len());
+    for (_, d) in dets {
+        let path = &labels[d.stem()];
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the label file {}", path.display()))?;
+        let truths = parse_yolo_labels(
+            &text,
+            &path.display().to_string(),
+            &classes,
+            d.width,
+            d.height,
+        )?;
+        images.push(LabelledImage {
+            detections: d.detections,
+            truths,
+        });
+    }
+    let report = evaluate_detections(&images, &DetectionOptions { conf: args.conf });
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{}", report.table().trim_end());
+    }
+    Ok(())
+}
+
+/// The `.txt` files of a labels folder by file stem.
+fn label_files(dir: &Path) -> anyhow::Result<BTreeMap<String, PathBuf>> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the labels folder {}", dir.display()))?
+    {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "txt")
+            && let Some(stem) = path.file_stem().and_then(|s| s.to_str())
+        {
+            out.insert(stem.to_owned(), path.clone());
+        }
+    }
+    anyhow::ensure!(
+        !out.is_empty(),
+        "{} holds no .txt label files: expected YOLO labels named after the images",
+        dir.display()
+    );
+    Ok(out)
 }
 
 fn open_reader(

@@ -1,8 +1,10 @@
 //! The roles that do not serve, one file each: `worker` (a worker alone on a shared bus),
-//! `track` (the pipeline over a file at full speed), `synth` (a synthetic match with truth) and
-//! `eval` (scores a run against truth). The serving roles (`api`, `--headless`, the desktop)
+//! `track` (the pipeline over a file at full speed), `synth` (a synthetic match with truth),
+//! `detect` (the detector over still images) and `eval` (scores a run against truth, or
+//! detections against labelled images). The serving roles (`api`, `--headless`, the desktop)
 //! start in [`crate::system`]; `main.rs` dispatches.
 
+pub mod detect;
 pub mod eval;
 pub mod synth;
 pub mod track;
