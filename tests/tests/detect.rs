@@ -1,0 +1,365 @@
+//! `sportz detect` → `sportz eval --detections --labels`, as a user measures a detector on
+//! labelled frames: frames of a `sportz synth` match with YOLO labels written from its truth,
+//! beside files that are not usable images (each skipped with a line saying why); and, with
+//! `SPORTZ_ASSETS`, the built-in model on the `players-dfl` valid split.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use sportz_e2e::sportz_bin;
+
+fn sportz(args: &[&str], dir: &Path) -> Output {
+    Command::new(sportz_bin())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("DISPLAY")
+        .env_remove("SPORTZ_MODEL")
+        .output()
+        .expect("sportz starts")
+}
+
+fn ok(out: &Output) -> (String, String) {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn failed(out: &Output) -> String {
+    assert!(!out.status.success(), "expected a failure: {out:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn ffmpeg(args: &[&str], dir: &Path) {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-y"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("ffmpeg starts");
+    assert!(out.status.success(), "ffmpeg {args:?}: {out:?}");
+}
+
+/// YOLO box labels (`data.yaml` order: football, goalkeeper, player, referee) of the visible
+/// people and ball of one synth truth frame.
+fn labels_of(frame: &Value, width: f64, height: f64) -> String {
+    let line = |cls: u32, b: &Value| {
+        let b: Vec<f64> = b
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        format!(
+            "{cls} {} {} {} {}\n",
+            (b[0] + b[2]) / 2.0 / width,
+            (b[1] + b[3]) / 2.0 / height,
+            (b[2] - b[0]) / width,
+            (b[3] - b[1]) / height
+        )
+    };
+    let mut out = String::new();
+    for o in frame["objects"].as_array().unwrap() {
+        let cls = match o["role"].as_str().unwrap() {
+            "goalkeeper" => 1,
+            "referee" => 3,
+            _ => 2,
+        };
+        if o["visibility"] == "visible" && !o["bbox"].is_null() {
+            out.push_str(&line(cls, &o["bbox"]));
+        }
+    }
+    if frame["ball"]["visible"] == true && !frame["ball"]["bbox"].is_null() {
+        out.push_str(&line(0, &frame["ball"]["bbox"]));
+    }
+    out
+}
+
+fn in_unit(v: &Value) -> bool {
+    v.is_null() || v.as_f64().is_some_and(|x| (0.0..=1.0).contains(&x))
+}
+
+#[test]
+fn detect_then_eval_on_labelled_synth_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&sportz(
+        &[
+            "synth",
+            "--seed",
+            "31",
+            "--seconds",
+            "1",
+            "--fps",
+            "5",
+            "--out",
+            "m",
+        ],
+        d,
+    ));
+    std::fs::create_dir_all(d.join("ds/images")).unwrap();
+    std::fs::create_dir_all(d.join("ds/labels")).unwrap();
+    // frames 0..=2 as JPEG, frame 3 as PNG
+    ffmpeg(
+        &[
+            "-i",
+            "m/match.mp4",
+            "-frames:v",
+            "3",
+            "-start_number",
+            "0",
+            "ds/images/f%d.jpg",
+        ],
+        d,
+    );
+    ffmpeg(
+        &[
+            "-i",
+            "m/match.mp4",
+            "-vf",
+            "select=eq(n\\,3)",
+            "-frames:v",
+            "1",
+            "ds/images/f3.png",
+        ],
+        d,
+    );
+    // not usable: a truncated JPEG, a text file, a PNG that is not one, a folder
+    let jpeg = std::fs::read(d.join("ds/images/f0.jpg")).unwrap();
+    std::fs::write(d.join("ds/images/cut.jpg"), &jpeg[..jpeg.len() / 2]).unwrap();
+    std::fs::write(d.join("ds/images/notes.txt"), "not an image\n").unwrap();
+    std::fs::write(d.join("ds/images/fake.png"), "not a png either\n").unwrap();
+    std::fs::create_dir(d.join("ds/images/more")).unwrap();
+
+    let truth = std::fs::read_to_string(d.join("m/truth.jsonl")).unwrap();
+    let frames: Vec<Value> = truth
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (k, frame) in frames.iter().take(4).enumerate() {
+        let labels = labels_of(frame, 1280.0, 720.0);
+        assert!(!labels.is_empty(), "frame {k} has visible objects");
+        std::fs::write(d.join(format!("ds/labels/f{k}.txt")), labels).unwrap();
+    }
+    std::fs::write(
+        d.join("ds/data.yaml"),
+        "names:\n- football\n- goalkeeper\n- player\n- referee\nnc: 4\n",
+    )
+    .unwrap();
+
+    let (stdout, stderr) = ok(&sportz(&["detect", "ds/images", "--out", "dets.jsonl"], d));
+    assert!(stdout.contains("wrote 4 images"), "{stdout}");
+    assert!(stdout.contains("skipped 4"), "{stdout}");
+    for want in [
+        "detecting 1/6 ds/images/cut.jpg",
+        "skipped ds/images/cut.jpg: a truncated JPEG",
+        "skipped ds/images/fake.png: not a JPEG or PNG image",
+        "skipped ds/images/notes.txt: not a .jpg, .jpeg or .png file",
+        "skipped ds/images/more: a folder",
+    ] {
+        assert!(stderr.contains(want), "`{want}` missing from:\n{stderr}");
+    }
+
+    // the JSONL: a line per usable image, in name order, boxes inside the image
+    let text = std::fs::read_to_string(d.join("dets.jsonl")).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names: Vec<&str> = lines.iter().map(|l| l["image"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "ds/images/f0.jpg",
+            "ds/images/f1.jpg",
+            "ds/images/f2.jpg",
+            "ds/images/f3.png"
+        ]
+    );
+    for l in &lines {
+        assert_eq!(
+            (l["width"].as_u64(), l["height"].as_u64()),
+            (Some(1280), Some(720))
+        );
+        let dets = l["detections"].as_array().unwrap();
+        assert!(!dets.is_empty(), "{l}");
+        for det in dets {
+            let class = det["class"].as_str().unwrap();
+            assert!(
+                ["player", "goalkeeper", "referee", "ball"].contains(&class),
+                "{det}"
+            );
+            let c = det["confidence"].as_f64().unwrap();
+            assert!((0.01..=1.0).contains(&c), "{det}");
+            let b: Vec<f64> = det["bbox"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            assert!(
+                b[0] <= b[2] && b[1] <= b[3] && b[0] >= 0.0 && b[3] <= 720.0,
+                "{det}"
+            );
+        }
+    }
+
+    // eval: the table names every class; the built-in model was trained on synth matches
+    let (table, _) = ok(&sportz(
+        &[
+            "eval",
+            "--detections",
+            "dets.jsonl",
+            "--labels",
+            "ds/labels",
+        ],
+        d,
+    ));
+    for want in [
+        "detection on 4 labelled images",
+        "AP50-95",
+        "player",
+        "ball",
+        "mean (",
+    ] {
+        assert!(table.contains(want), "`{want}` missing:\n{table}");
+    }
+    let (json, _) = ok(&sportz(
+        &[
+            "eval",
+            "--detections",
+            "dets.jsonl",
+            "--labels",
+            "ds/labels",
+            "--json",
+        ],
+        d,
+    ));
+    let report: Value = serde_json::from_str(&json).unwrap();
+    let player = &report["classes"][0];
+    assert_eq!(player["class"], "player");
+    assert!(player["ap50"].as_f64().unwrap() > 0.5, "{table}");
+    for c in report["classes"].as_array().unwrap() {
+        for k in ["ap50", "ap50_95", "precision", "recall"] {
+            assert!(in_unit(&c[k]), "{k} {c}");
+        }
+    }
+
+    // bad input: a class id the data.yaml lacks, a missing folder, detections of other images
+    std::fs::write(
+        d.join("ds/labels/f1.txt"),
+        "2 0.5 0.5 0.1 0.1\n9 0.5 0.5 0.1 0.1\n",
+    )
+    .unwrap();
+    let err = failed(&sportz(
+        &[
+            "eval",
+            "--detections",
+            "dets.jsonl",
+            "--labels",
+            "ds/labels",
+        ],
+        d,
+    ));
+    assert!(
+        err.contains("ds/labels/f1.txt line 2: expected a YOLO label"),
+        "{err}"
+    );
+    assert!(err.contains("class id `9`"), "{err}");
+    let err = failed(&sportz(
+        &["eval", "--detections", "dets.jsonl", "--labels", "nope"],
+        d,
+    ));
+    assert!(err.contains("no labels folder nope"), "{err}");
+    std::fs::create_dir(d.join("other")).unwrap();
+    std::fs::write(d.join("other/g0.txt"), "2 0.5 0.5 0.1 0.1\n").unwrap();
+    let err = failed(&sportz(
+        &[
+            "eval",
+            "--detections",
+            "dets.jsonl",
+            "--labels",
+            "other",
+            "--data",
+            "ds/data.yaml",
+        ],
+        d,
+    ));
+    assert!(
+        err.contains("dets.jsonl line 1: image `ds/images/f0.jpg` has no label file f0.txt"),
+        "{err}"
+    );
+    assert!(err.contains("detections of other images"), "{err}");
+
+    // nothing usable, or an output that cannot be written: a non-zero exit
+    let err = failed(&sportz(
+        &["detect", "ds/images/notes.txt", "--out", "x.jsonl"],
+        d,
+    ));
+    assert!(
+        err.contains("no image could be processed (1 skipped)"),
+        "{err}"
+    );
+    let err = failed(&sportz(
+        &["detect", "ds/images", "--out", "no/such/dir/x.jsonl"],
+        d,
+    ));
+    assert!(err.contains("cannot create the detections file"), "{err}");
+    // help with examples of both eval modes
+    let (help, _) = ok(&sportz(&["eval", "--help"], d));
+    assert!(
+        help.contains("sportz eval --truth") && help.contains("sportz eval --detections"),
+        "{help}"
+    );
+    let (help, _) = ok(&sportz(&["detect", "--help"], d));
+    assert!(
+        help.contains("Examples:") && help.contains("sportz detect"),
+        "{help}"
+    );
+}
+
+#[test]
+fn the_built_in_model_on_the_dfl_valid_split() {
+    let Some(assets) = sportz_testkit::assets("the_built_in_model_on_the_dfl_valid_split") else {
+        return;
+    };
+    let split = assets.join("datasets/players-dfl/valid");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let images = split.join("images");
+    let (stdout, _) = ok(&sportz(
+        &["detect", images.to_str().unwrap(), "--out", "dets.jsonl"],
+        d,
+    ));
+    assert!(stdout.contains("wrote 49 images"), "{stdout}");
+    assert!(stdout.contains("skipped 0"), "{stdout}");
+    let labels = split.join("labels");
+    let (json, _) = ok(&sportz(
+        &[
+            "eval",
+            "--detections",
+            "dets.jsonl",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--json",
+        ],
+        d,
+    ));
+    let report: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["images"], 49);
+    assert_eq!(report["mean"]["classes"], 4, "{report}");
+    for c in report["classes"].as_array().unwrap() {
+        assert!(c["truths"].as_u64().unwrap() > 0, "{c}");
+        for k in ["ap50", "ap50_95", "precision", "recall"] {
+            assert!(in_unit(&c[k]), "{k} {c}");
+        }
+    }
+}
