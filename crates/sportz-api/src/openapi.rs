@@ -399,10 +399,4 @@ mod tests {
             assert!(seen.insert(id.to_owned()), "operationId {id} twice");
         }
     }
-
-    #[test]
-    #[ignore = "prints the document"]
-    fn print() {
-        println!("{}", serde_json::to_string_pretty(&openapi()).unwrap());
-    }
 }
