@@ -1,5 +1,7 @@
 //! The WebSocket endpoints on real sockets: rooms, snapshot-and-relay, close codes, fan-out
-//! across two instances on one Redis, slow clients, ghosts, shutdown.
+//! across two instances on one Redis, slow clients, ghosts, shutdown. One file (≈ 600 lines):
+//! every case shares the same server setup and socket helpers, and splitting by endpoint would
+//! separate the fan-out cases that need both.
 
 mod common;
 

@@ -1,6 +1,8 @@
 //! One story, two engines: everything the API and the consumers do with a store, in the order a
 //! match lives it, run on SQLite (a file in a temp dir) and on Postgres (a fresh database from
-//! the testkit: `DATABASE_URL`'s server, or a private one it starts).
+//! the testkit: `DATABASE_URL`'s server, or a private one it starts). It stays one long file on
+//! purpose: the chapters of the story build on each other's rows, and reading it top to bottom is
+//! reading a match's life.
 
 use std::collections::HashSet;
 use std::sync::Arc;
