@@ -1,8 +1,9 @@
 //! Writes a match to a folder: the only part of the crate that touches files or processes.
 //!
-//! - `match.mp4`: H.264 (libx264, yuv420p), from an `ffmpeg` child reading rgb24 frames on stdin.
+//! - `match.mp4`: H.264 (libx264, yuv420p), from an `ffmpeg` child reading rgb24 frames on stdin
+//!   (its command line from `sportz-media`).
 //! - `truth.jsonl`: one [`FrameTruth`](crate::FrameTruth) per line, in frame order.
-//! - `events.json`: every [`EventTruth`](crate::EventTruth) of the match, in order (the same
+//! - `events.json`: every [`EventTruth`] of the match, in order (the same
 //!   events also appear in the `events` of the frame they belong to).
 //! - `calibration.json`: the [`CalibrationPoint`](crate::CalibrationPoint)s a user would click on
 //!   the first frame (`pixel`, `pitch`, `name`).
