@@ -2,6 +2,7 @@
 //! (axum's `AppJson` pattern):
 //!
 //! - [`AppJson`]: a JSON body; not JSON → 400 `bad_request`, over the body limit → 413.
+//! - [`AppQuery`]: the query string; a bad value (`?limit=abc`) → 400 `bad_request` naming it.
 //! - [`Operator`] / [`Reader`]: the bearer token may change things / may read ([`crate::auth`]).
 //! - [`MatchPath`]: `{id}` as a [`MatchId`]; a malformed id is a missing match (404), never 500.
 //!
@@ -12,7 +13,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::request::Parts;
 use sportz_contract::MatchId;
 
@@ -33,6 +34,27 @@ where
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let Json(value) = Json::<T>::from_request(req, state).await?;
+        Ok(Self(value))
+    }
+}
+
+/// The query string, rejected through [`ApiError`] (axum's own rejection is plain text).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AppQuery<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for AppQuery<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let Query(value) = Query::<T>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| {
+                ApiError::BadRequest(format!("invalid query string: {}", e.body_text()))
+            })?;
         Ok(Self(value))
     }
 }

@@ -81,6 +81,12 @@ async fn rest_story(s: &Server) {
     assert_ne!(v["data"][0]["id"], v2["data"][0]["id"]);
     let (code, v) = s.get("/matches?cursor=garbage").await;
     assert_eq!(code, 400, "{v}");
+    // a query value of the wrong type is a JSON error naming it, like a bad body
+    let (code, v) = s.get("/matches?limit=abc").await;
+    assert_eq!(code, 400, "{v}");
+    assert_eq!(v["error"]["code"], "bad_request", "{v}");
+    let msg = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("invalid query string") && msg.contains("limit"), "{v}");
     let (code, v) = s.get("/matches?status=draft").await;
     assert_eq!(code, 200);
     assert!(

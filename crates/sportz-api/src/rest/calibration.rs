@@ -2,7 +2,7 @@
 //! the video to click landmarks on.
 
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -13,7 +13,7 @@ use super::bodies::CalibrationBody;
 use super::{PageQuery, S};
 use crate::dto::{CalibrationDto, Data, JpegImage, data};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{AppJson, MatchPath, Operator, Reader};
+use crate::extract::{AppJson, AppQuery, MatchPath, Operator, Reader};
 use crate::service;
 
 #[utoipa::path(
@@ -86,7 +86,7 @@ pub(crate) async fn set_calibration(
 )]
 pub(crate) async fn still(
     State(st): S,
-    Query(q): Query<PageQuery>,
+    AppQuery(q): AppQuery<PageQuery>,
     _: Reader,
     MatchPath(id): MatchPath,
 ) -> ApiResult<Response> {

@@ -1,7 +1,7 @@
 //! The score (broadcasts `score_update` to everyone) and commentary (to the match's room).
 
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -13,7 +13,7 @@ use super::bodies::{CommentaryBody, ScoreBody};
 use super::{PageQuery, S};
 use crate::dto::{self, Data, Paged, data, page};
 use crate::error::ApiResult;
-use crate::extract::{AppJson, MatchPath, Operator, Reader};
+use crate::extract::{AppJson, AppQuery, MatchPath, Operator, Reader};
 use crate::service;
 use crate::validate::Body;
 
@@ -57,7 +57,7 @@ pub(crate) async fn update_score(
 )]
 pub(crate) async fn list_commentary(
     State(st): S,
-    Query(q): Query<PageQuery>,
+    AppQuery(q): AppQuery<PageQuery>,
     _: Reader,
     MatchPath(id): MatchPath,
 ) -> ApiResult<Json<Value>> {

@@ -2,7 +2,7 @@
 //! `match_updated`), delete.
 
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -16,7 +16,7 @@ use super::bodies::{CreateMatchBody, UpdateMatchBody};
 use super::{PageQuery, S};
 use crate::dto::{self, Data, Paged, data, page};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{AppJson, MatchPath, Operator, Reader};
+use crate::extract::{AppJson, AppQuery, MatchPath, Operator, Reader};
 use crate::service;
 use crate::validate::Body;
 
@@ -35,7 +35,7 @@ use crate::validate::Body;
 )]
 pub(crate) async fn list_matches(
     State(st): S,
-    Query(q): Query<PageQuery>,
+    AppQuery(q): AppQuery<PageQuery>,
     _: Reader,
 ) -> ApiResult<Json<Value>> {
     let status = q

@@ -2,7 +2,7 @@
 //! sessions of a match and its detected events.
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use serde_json::Value;
 use sportz_contract::{EventKind, MatchId, SessionId};
 use sportz_store::EventFilter;
@@ -10,7 +10,7 @@ use sportz_store::EventFilter;
 use super::{PageQuery, S};
 use crate::dto::{self, Data, EventDto, Paged, SessionDto, data, page};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{MatchPath, Operator, Reader, match_id};
+use crate::extract::{AppQuery, MatchPath, Operator, Reader, match_id};
 use crate::service;
 use crate::service::sessions::Action;
 use crate::state::AppState;
@@ -136,7 +136,7 @@ pub(crate) async fn list_sessions(
 )]
 pub(crate) async fn list_events(
     State(st): S,
-    Query(q): Query<PageQuery>,
+    AppQuery(q): AppQuery<PageQuery>,
     _: Reader,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
