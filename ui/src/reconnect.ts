@@ -5,6 +5,12 @@
 export const BASE_DELAY_MS = 2000;
 export const MAX_DELAY_MS = 30_000;
 export const MAX_ATTEMPTS = 10;
+/**
+ * How long a connection must stay open before it counts as healthy: only then is the attempt count
+ * reset (and, after a drop, the badge back to connected). An open alone proves little: with the bus
+ * down `/ws/matches/{id}` accepts, sends an `error` and closes 1011 at once (issue 18).
+ */
+export const STABLE_MS = 10_000;
 /** ± fraction of the delay added as jitter, so that many clients do not reconnect in step. */
 export const JITTER = 0.2;
 
@@ -32,7 +38,7 @@ export type CloseDecision =
 
 /**
  * What to do after a close. `failedAttempts` counts the reconnect attempts already made since the
- * last successful open (0 right after losing a working connection).
+ * connection was last healthy (open for STABLE_MS; 0 right after losing a healthy connection).
  */
 export function decideAfterClose(
   code: number,

@@ -1,7 +1,16 @@
 // A WebSocket that reconnects by the policy in reconnect.ts and reports its state for the badge.
 // The socket factory, timers and randomness are injectable so the tests drive it without a network.
+//
+// Healthy, not merely open (issue 18): the attempt count is reset only once a connection has stayed
+// open for STABLE_MS. An open alone proves nothing — with the bus down `/ws/matches/{id}` accepts,
+// sends an `error` and closes 1011 at once, and resetting on open made that a 2 s retry loop that
+// never backed off nor gave up. Time, rather than "the first message", is the rule because the
+// server speaks before such closes too (the `error` above; a snapshot or `welcome` may precede one).
+// The badge follows the same rule: an open during a run of retries stays `reconnecting` (attempt
+// n/10) until the connection is healthy, then `connected`. An open with no failure behind it (the
+// first connect, or connect() — the modal's "Retry now") shows `connected` at once.
 
-import { decideAfterClose } from './reconnect';
+import { decideAfterClose, STABLE_MS } from './reconnect';
 
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'disconnected';
 
@@ -25,14 +34,14 @@ export interface ReconnectingSocketOptions {
   create?: (url: string) => SocketLike;
   clock?: Clock;
   random?: () => number;
-  /** Called after every successful open (first and re-connects): re-subscribe, re-sync here. */
+  /** Called after every open (first and re-connects, healthy or not yet): re-subscribe, re-sync here. */
   onOpen?: (reconnected: boolean) => void;
   onMessage?: (data: string) => void;
   onState?: (state: ConnectionState, detail: StateDetail) => void;
 }
 
 export interface StateDetail {
-  /** Reconnect attempts made since the last successful open. */
+  /** Reconnect attempts made since the connection was last healthy (open for STABLE_MS). */
   attempt: number;
   /** Milliseconds until the next attempt, while reconnecting. */
   nextDelayMs?: number;
@@ -47,6 +56,8 @@ const OPEN = 1;
 export class ReconnectingSocket {
   private ws: SocketLike | null = null;
   private timer: unknown = null;
+  /** Pending while the current connection is open but not yet healthy. */
+  private stableTimer: unknown = null;
   private failed = 0;
   private everOpened = false;
   private stopped = false;
@@ -72,7 +83,7 @@ export class ReconnectingSocket {
   connect(): void {
     this.stopped = false;
     this.failed = 0;
-    this.cancelTimer();
+    this.cancelTimers();
     this.open(this.everOpened ? 'reconnecting' : 'connecting');
   }
 
@@ -88,7 +99,7 @@ export class ReconnectingSocket {
   /** Closes for good (leaving the page). */
   close(): void {
     this.stopped = true;
-    this.cancelTimer();
+    this.cancelTimers();
     const ws = this.ws;
     this.ws = null;
     if (ws) {
@@ -118,8 +129,15 @@ export class ReconnectingSocket {
     ws.onopen = () => {
       const reconnected = this.everOpened;
       this.everOpened = true;
-      this.failed = 0;
-      this.setState('connected', { attempt: 0 });
+      // Not healthy yet: `failed` stays as it is until the connection has stayed open STABLE_MS.
+      if (this.failed === 0) this.setState('connected', { attempt: 0 });
+      this.stableTimer = this.clock.setTimeout(() => {
+        this.stableTimer = null;
+        if (this.ws !== ws) return;
+        const wasRetrying = this.failed > 0;
+        this.failed = 0;
+        if (wasRetrying) this.setState('connected', { attempt: 0 });
+      }, STABLE_MS);
       this.opts.onOpen?.(reconnected);
     };
     ws.onmessage = (ev) => {
@@ -131,6 +149,7 @@ export class ReconnectingSocket {
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      this.cancelTimers();
       this.handleClose(ev.code);
     };
   }
@@ -154,10 +173,14 @@ export class ReconnectingSocket {
     }, decision.delayMs);
   }
 
-  private cancelTimer(): void {
+  private cancelTimers(): void {
     if (this.timer !== null) {
       this.clock.clearTimeout(this.timer);
       this.timer = null;
+    }
+    if (this.stableTimer !== null) {
+      this.clock.clearTimeout(this.stableTimer);
+      this.stableTimer = null;
     }
   }
 

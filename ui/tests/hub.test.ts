@@ -65,6 +65,10 @@ describe('Hub (the /ws connection)', () => {
     t.last().open();
     expect(sent(t.last())).toEqual([{ type: 'subscribe', matchId: 'match_A' }]);
     expect(t.resyncs()).toBe(1);
+    // connected again once the connection has stayed open for the stability window
+    expect(t.hub.state).toBe('reconnecting');
+    t.clock.advance(10_000);
+    expect(t.hub.state).toBe('connected');
     expect(t.states).toEqual(['connecting', 'connected', 'reconnecting', 'reconnecting', 'reconnecting', 'reconnecting', 'connected']);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, decideAfterClose, MAX_ATTEMPTS } from '../src/reconnect';
-import { ReconnectingSocket, type ConnectionState } from '../src/socket';
-import { FakeSocket } from './fakes';
+import { backoffDelayMs, decideAfterClose, MAX_ATTEMPTS, STABLE_MS } from '../src/reconnect';
+import { ReconnectingSocket, type ConnectionState, type StateDetail } from '../src/socket';
+import { FakeClock, FakeSocket } from './fakes';
 
 describe('backoff', () => {
   // random 0.5 means no jitter
@@ -41,8 +41,9 @@ describe('decideAfterClose', () => {
 
 function harness() {
   const sockets: FakeSocket[] = [];
-  const timers: Array<{ fn: () => void; ms: number; cancelled: boolean }> = [];
+  const clock = new FakeClock();
   const states: Array<[ConnectionState, number]> = [];
+  const details: Array<[ConnectionState, StateDetail]> = [];
   const opens: boolean[] = [];
   const messages: string[] = [];
   const rs = new ReconnectingSocket({
@@ -52,21 +53,20 @@ function harness() {
       sockets.push(s);
       return s;
     },
-    clock: {
-      setTimeout: (fn, ms) => { const t = { fn, ms, cancelled: false }; timers.push(t); return t; },
-      clearTimeout: (h) => { (h as { cancelled: boolean }).cancelled = true; },
-    },
+    clock,
     random: () => 0.5,
     onOpen: (re) => opens.push(re),
     onMessage: (m) => messages.push(m),
-    onState: (s, d) => states.push([s, d.nextDelayMs ?? 0]),
+    onState: (s, d) => {
+      states.push([s, d.nextDelayMs ?? 0]);
+      details.push([s, d]);
+    },
   });
-  const fire = () => {
-    const t = timers.shift()!;
-    if (!t.cancelled) t.fn();
-    return t.ms;
+  return {
+    rs, sockets, clock, timers: clock.timers, states, details, opens, messages,
+    fire: () => clock.fire(),
+    last: () => sockets[sockets.length - 1]!,
   };
-  return { rs, sockets, timers, states, opens, messages, fire, last: () => sockets[sockets.length - 1]! };
 }
 
 describe('ReconnectingSocket', () => {
@@ -94,9 +94,11 @@ describe('ReconnectingSocket', () => {
     h.last().fail();
     expect(h.fire()).toBe(8000);
     h.last().open();
-    expect(h.rs.state).toBe('connected');
     expect(h.opens).toEqual([false, true]);
-    // the count starts again after a successful open
+    // connected once the connection has stayed open for the stability window; then the count
+    // starts again
+    h.clock.advance(STABLE_MS);
+    expect(h.rs.state).toBe('connected');
     h.last().fail();
     expect(h.fire()).toBe(2000);
   });
@@ -150,5 +152,72 @@ describe('ReconnectingSocket', () => {
     h.rs.close();
     expect(h.rs.state).toBe('disconnected');
     expect(h.timers).toHaveLength(0);
+  });
+
+  // Issue 18: with the bus down, `/ws/matches/{id}` accepts, sends an `error` and closes 1011 at
+  // once. Those opens must not reset the count, nor turn the badge green.
+  it('a server that accepts then closes 1011 every time: delays grow, it gives up after 10', () => {
+    const h = harness();
+    const busError = '{"type":"error","data":{"code":"bus_unavailable","message":"reconnect with backoff"}}';
+    h.rs.connect();
+    h.last().open(); // the page's first connection: nothing is known to be wrong yet
+    expect(h.rs.state).toBe('connected');
+    h.last().receive(busError);
+    h.last().fail(1011);
+    const delays: number[] = [];
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+      expect(h.rs.state).toBe('reconnecting');
+      delays.push(h.fire());
+      h.last().open();
+      expect(h.rs.state).toBe('reconnecting');
+      h.last().receive(busError);
+      h.clock.advance(50);
+      h.last().fail(1011);
+    }
+    expect(delays).toEqual([2000, 4000, 8000, 16000, 30000, 30000, 30000, 30000, 30000, 30000]);
+    expect(h.sockets).toHaveLength(1 + MAX_ATTEMPTS);
+    expect(h.rs.state).toBe('disconnected');
+    expect(h.timers).toHaveLength(0);
+    const [, last] = h.details[h.details.length - 1]!;
+    expect(last).toMatchObject({ attempt: MAX_ATTEMPTS, closeCode: 1011, reason: `no connection after ${MAX_ATTEMPTS} attempts` });
+    // the badge never flipped back to connected after the first drop
+    expect(h.states.slice(2).map(([s]) => s)).not.toContain('connected');
+    // nothing is left running: no stray reconnect later
+    h.clock.advance(10 * 60_000);
+    expect(h.sockets).toHaveLength(1 + MAX_ATTEMPTS);
+    expect(h.rs.state).toBe('disconnected');
+  });
+
+  it('a connection that becomes healthy and later drops starts again from the first delay', () => {
+    const h = harness();
+    h.rs.connect();
+    h.last().open();
+    h.clock.advance(STABLE_MS);
+    h.last().fail(1011);
+    // short-lived opens (closed before the stability window) keep counting: 2, 4, 8 s
+    expect(h.fire()).toBe(2000);
+    h.last().open();
+    h.clock.advance(STABLE_MS - 1);
+    h.last().fail(1011);
+    expect(h.fire()).toBe(4000);
+    h.last().open();
+    h.last().fail(1011);
+    expect(h.fire()).toBe(8000);
+    h.last().open();
+    expect(h.rs.state).toBe('reconnecting');
+    h.clock.advance(STABLE_MS - 1);
+    expect(h.rs.state).toBe('reconnecting');
+    h.clock.advance(1); // open for the whole window: healthy
+    expect(h.rs.state).toBe('connected');
+    expect(h.details[h.details.length - 1]![1].attempt).toBe(0);
+    expect(h.timers).toHaveLength(0);
+    // it drops later: the count starts again
+    h.clock.advance(60_000);
+    h.last().fail(1006);
+    expect(h.rs.state).toBe('reconnecting');
+    expect(h.details[h.details.length - 1]![1]).toMatchObject({ attempt: 1, nextDelayMs: 2000 });
+    expect(h.fire()).toBe(2000);
+    h.last().fail(1006);
+    expect(h.fire()).toBe(4000);
   });
 });
