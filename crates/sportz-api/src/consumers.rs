@@ -1,7 +1,7 @@
 //! The API's contract consumers and its watchdog.
 //!
-//! - `status:updates` (group `api-status`) → the store (mapping and supersession via
-//!   `decide_status_update`), then the mapped status on `match:{id}:status` and `match_updated`
+//! - `status:updates` (group `api-status`) → the store (mapping, supersession and "terminal is
+//!   final" via `decide_session_update`), then the mapped status on `match:{id}:status` and `match_updated`
 //!   to `/ws` clients.
 //! - `events:stream` (group `api-persist`) → idempotent inserts.
 //!
@@ -14,7 +14,8 @@
 //! lease → failed ("no worker picked up the start"); a running session whose lease is missing on
 //! two consecutive checks → failed ("worker lost"). Failing (not re-queueing) was chosen: the
 //! operator sees why and restarts it, and a worker that is merely slow cannot end up running a
-//! match twice.
+//! match twice. A failed session's control key is set to `stopped`, so a worker that still runs
+//! it stops.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,7 +24,7 @@ use std::time::{Duration, Instant};
 use sportz_bus::{BusError, StreamItem, SubEvent, Topic};
 use sportz_contract::keys::{self, Channel};
 use sportz_contract::status::{MatchStatus, SessionStatus, StatusDecision};
-use sportz_contract::{Envelope, Payload, SessionId, StatusData};
+use sportz_contract::{Control, DesiredState, Envelope, Payload, SessionId, StatusData};
 use sportz_store::{
     MatchFilter, NewEvent, PageRequest, SessionStats, SessionStatusUpdate, StoreError,
 };
@@ -283,6 +284,15 @@ async fn fail(state: &AppState, session: SessionId, why: String) -> Result<(), S
         .map_err(|e| e.to_string())?;
     if let StatusDecision::Apply(ms) = outcome.decision {
         tracing::warn!(match_id = %outcome.match_row.id, "{why}");
+        // a worker that still runs the session (a stalled one, a partition) watches the control
+        // key: tell it to stop, so a failed match is not processed on
+        let stop = Control {
+            session_id: session,
+            state: DesiredState::Stopped,
+        };
+        if let Err(e) = state.bus.set_control(&outcome.match_row.id, &stop).await {
+            tracing::warn!(match_id = %outcome.match_row.id, "cannot tell the worker to stop: {e}");
+        }
         let from = StatusData {
             status: Some(SessionStatus::Failed),
             match_status: None,

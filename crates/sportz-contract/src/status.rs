@@ -160,6 +160,9 @@ pub enum IgnoreReason {
     Superseded,
     /// The update contradicts the state the API wants (e.g. `processing` after a stop request).
     ContradictsDesired(DesiredState),
+    /// The session already ended with this (terminal) status: terminal is final for a session, so
+    /// a late or replayed update cannot move its match again.
+    SessionEnded(SessionStatus),
 }
 
 /// What the API does with one status update.
@@ -199,6 +202,29 @@ pub fn decide_status_update(
     match (contradicts, desired) {
         (true, Some(d)) => StatusDecision::Ignore(IgnoreReason::ContradictsDesired(d)),
         _ => StatusDecision::Apply(status.to_match_status()),
+    }
+}
+
+/// [`decide_status_update`] for a session whose stored status is `session_now`: an update of a
+/// session that is not the current one is still `Superseded`; otherwise, once a session is
+/// terminal (`completed`, `stopped`, `failed`) every later update of it is ignored, whatever
+/// it says, so a failed or completed match never comes back to `processing` (nor flips between
+/// terminal statuses) when a slow worker or a replayed stream entry speaks late.
+#[must_use]
+pub fn decide_session_update(
+    session_now: SessionStatus,
+    current_session: Option<&SessionId>,
+    desired: Option<DesiredState>,
+    update_session: &SessionId,
+    status: SessionStatus,
+) -> StatusDecision {
+    match decide_status_update(current_session, desired, update_session, status) {
+        // a superseded session says so first (it was closed when it was superseded)
+        superseded @ StatusDecision::Ignore(IgnoreReason::Superseded) => superseded,
+        _ if session_now.is_terminal() => {
+            StatusDecision::Ignore(IgnoreReason::SessionEnded(session_now))
+        }
+        other => other,
     }
 }
 
@@ -289,6 +315,35 @@ mod tests {
         check(Some(D::Paused), S::Completed, Apply(MatchStatus::Completed));
         // no control key (expired or never written): nothing contradicts
         check(None, S::Paused, Apply(MatchStatus::Paused));
+    }
+
+    #[test]
+    fn an_ended_session_moves_nothing() {
+        let cur = ses(2);
+        for ended in [S::Completed, S::Stopped, S::Failed] {
+            for late in S::ALL {
+                let got = decide_session_update(ended, Some(&cur), Some(D::Running), &cur, late);
+                assert_eq!(
+                    got,
+                    StatusDecision::Ignore(IgnoreReason::SessionEnded(ended)),
+                    "{late:?} after {ended:?}"
+                );
+            }
+        }
+        // a superseded session is superseded, ended or not
+        for now in [S::Stopped, S::Processing] {
+            assert_eq!(
+                decide_session_update(now, Some(&cur), None, &ses(1), S::Processing),
+                StatusDecision::Ignore(IgnoreReason::Superseded)
+            );
+        }
+        // a session that has not ended follows the usual rule
+        for now in [S::Starting, S::Processing, S::Reconnecting, S::Paused] {
+            assert_eq!(
+                decide_session_update(now, Some(&cur), Some(D::Running), &cur, S::Failed),
+                StatusDecision::Apply(MatchStatus::Failed)
+            );
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The rules both engines share, as plain functions over typed rows: new rows, status
 //! decisions, supersession, deletability and the SQL of the derived phase (paging is in `page.rs`).
 
-use sportz_contract::status::decide_status_update;
+use sportz_contract::status::decide_session_update;
 use sportz_contract::{
     DesiredState, MatchId, MatchStatus, SessionId, SessionStatus, StatusDecision,
 };
@@ -30,7 +30,8 @@ pub(crate) const fn phase_name(p: sportz_contract::match_centre::MatchPhase) -> 
     }
 }
 
-/// Apply a status update to a session row and (per the contract's rule) to its match.
+/// Apply a status update to a session row and (per the contract's rule) to its match. A session
+/// that already ended is left as it is: its later updates change neither row.
 pub(crate) fn decide(
     session: &mut Session,
     m: &mut Match,
@@ -38,17 +39,19 @@ pub(crate) fn decide(
     desired: Option<DesiredState>,
     at: OffsetDateTime,
 ) -> StatusDecision {
-    let decision = decide_status_update(
+    let decision = decide_session_update(
+        session.status,
         m.current_session_id.as_ref(),
         desired,
         &session.id,
         update.status,
     );
-    if !session.status.is_terminal() {
-        session.status = update.status;
-        if update.status.is_terminal() {
-            session.stopped_at = Some(at);
-        }
+    if session.status.is_terminal() {
+        return decision;
+    }
+    session.status = update.status;
+    if update.status.is_terminal() {
+        session.stopped_at = Some(at);
     }
     if update.worker_id.is_some() {
         session.worker_id.clone_from(&update.worker_id);
