@@ -119,8 +119,9 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     async fn insert_events(&self, events: Vec<NewEvent>) -> Result<usize>;
     /// In frame order (then row id), filtered, one page.
     async fn list_events(&self, filter: EventFilter) -> Result<Page<StoredEvent>>;
-    /// The `limit` most recent events of a match (by frame, then row id), oldest first: the
-    /// snapshot a newly connected live client gets.
+    /// The `limit` most recent events (by frame, then row id) of a match's current session (and
+    /// events stored without a session), oldest first: the snapshot a newly connected live
+    /// client gets. After a restart that is the new session's events, not the previous one's.
     async fn recent_events(&self, match_id: MatchId, limit: u32) -> Result<Vec<StoredEvent>>;
 
     // ---- API tokens ----

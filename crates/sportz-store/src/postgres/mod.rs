@@ -512,6 +512,8 @@ impl Store for PgStore {
         let mut c = self.conn("recent events").await?;
         let rows = q(format!(
             "SELECT {EVENT_COLS} FROM events WHERE match_id = $1 \
+             AND (session_id IS NULL OR session_id = \
+                  (SELECT current_session_id FROM matches WHERE id = $1)) \
              ORDER BY frame_number DESC, id DESC LIMIT $2"
         ))
         .bind(match_id.to_string())

@@ -664,6 +664,8 @@ impl Store for SqliteStore {
                 "recent events",
                 &format!(
                     "SELECT {EVENT_COLS} FROM events WHERE match_id = ?1 \
+                     AND (session_id IS NULL OR session_id = \
+                          (SELECT current_session_id FROM matches WHERE id = ?1)) \
                      ORDER BY frame_number DESC, id DESC LIMIT ?2"
                 ),
                 rusqlite::params![match_id.to_string(), i64::from(limit)],
