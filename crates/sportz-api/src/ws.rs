@@ -12,7 +12,7 @@
 //!
 //! Both: server ping every `ping_interval`, sockets that did not pong since the previous ping are
 //! terminated, and so are sockets that accept no data for a whole interval (a stalled reader); shutdown closes with 1001; origin from another site → 4403; a required viewer
-//! token missing → 4401; upgrades over the per-client rate → 429 with `Retry-After`.
+//! token missing → 4401 (a store that cannot check the token → 1011, which clients retry); upgrades over the per-client rate → 429 with `Retry-After`.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -36,6 +36,8 @@ pub const CLOSE_GOING_AWAY: u16 = 1001;
 pub const CLOSE_UNAUTHORIZED: u16 = 4401;
 pub const CLOSE_FORBIDDEN_ORIGIN: u16 = 4403;
 pub const CLOSE_UNKNOWN_MATCH: u16 = 4404;
+/// A server-side failure (the store could not be asked): retry with back-off.
+pub const CLOSE_SERVER_ERROR: u16 = 1011;
 
 /// The client's IP (loopback when the server runs without connect info, as in unit tests).
 #[derive(Debug, Clone, Copy)]
@@ -95,9 +97,21 @@ async fn refusal(st: &AppState, headers: &HeaderMap, token: Option<&str>) -> Opt
         ));
     }
     if let Err(e) = crate::auth::require_reader(st, token).await {
-        return Some((CLOSE_UNAUTHORIZED, e.to_string()));
+        return Some(auth_close(&e));
     }
     None
+}
+
+/// The close code for a failed token check: a refused token is 4401 (clients do not retry it); a
+/// store that could not be asked is a server error, 1011, which clients retry with back-off.
+fn auth_close(e: &ApiError) -> (u16, String) {
+    match e {
+        ApiError::Unauthorized(_) | ApiError::Forbidden(_) => (CLOSE_UNAUTHORIZED, e.to_string()),
+        other => (
+            CLOSE_SERVER_ERROR,
+            format!("cannot check the token now, retry: {other}"),
+        ),
+    }
 }
 
 /// Size limits and buffers: clients send little, so an 8 KiB read buffer (tungstenite's default
@@ -261,7 +275,14 @@ pub async fn live(
             Err(sportz_store::StoreError::NotFound { .. }) => {
                 return close(socket, CLOSE_UNKNOWN_MATCH, "unknown match").await;
             }
-            Err(e) => return close(socket, 1011, &format!("store unavailable: {e}")).await,
+            Err(e) => {
+                return close(
+                    socket,
+                    CLOSE_SERVER_ERROR,
+                    &format!("store unavailable: {e}"),
+                )
+                .await;
+            }
         };
         let id = st.next_client_id();
         let queue = Arc::new(ClientQueue::new(st.config.client_queue));
@@ -361,6 +382,36 @@ async fn snapshot(st: &AppState, row: &sportz_store::Match) -> Result<Vec<String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_token_is_4401_a_store_failure_is_retried() {
+        let cases = [
+            (
+                ApiError::Unauthorized("unknown or revoked token".into()),
+                CLOSE_UNAUTHORIZED,
+            ),
+            (
+                ApiError::Forbidden("viewer token".into()),
+                CLOSE_UNAUTHORIZED,
+            ),
+            (
+                ApiError::Unavailable("database is down".into()),
+                CLOSE_SERVER_ERROR,
+            ),
+            (
+                ApiError::Internal("pool timed out".into()),
+                CLOSE_SERVER_ERROR,
+            ),
+        ];
+        for (e, code) in cases {
+            let (got, reason) = auth_close(&e);
+            assert_eq!(got, code, "{e}: {reason}");
+            assert!(
+                reason.len() <= 123,
+                "a close reason fits a control frame: {reason}"
+            );
+        }
+    }
 
     fn h(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut m = HeaderMap::new();
