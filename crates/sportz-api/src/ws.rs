@@ -11,8 +11,10 @@
 //! text (any text) is ignored.
 //!
 //! Both: server ping every `ping_interval`, sockets that did not pong since the previous ping are
-//! terminated, and so are sockets that accept no data for a whole interval (a stalled reader); shutdown closes with 1001; origin from another site → 4403; a required viewer
-//! token missing → 4401 (a store that cannot check the token → 1011, which clients retry); upgrades over the per-client rate → 429 with `Retry-After`.
+//! terminated, and so are sockets that accept no data for a whole interval (a stalled reader);
+//! shutdown closes with 1001; origin from another site → 4403; a required viewer token missing →
+//! 4401 (a store that cannot check the token → 1011, which clients retry); upgrades over the
+//! per-client rate → 429 with `Retry-After`.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
