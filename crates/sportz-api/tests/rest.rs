@@ -86,7 +86,10 @@ async fn rest_story(s: &Server) {
     assert_eq!(code, 400, "{v}");
     assert_eq!(v["error"]["code"], "bad_request", "{v}");
     let msg = v["error"]["message"].as_str().unwrap_or_default();
-    assert!(msg.contains("invalid query string") && msg.contains("limit"), "{v}");
+    assert!(
+        msg.contains("invalid query string") && msg.contains("limit"),
+        "{v}"
+    );
     let (code, v) = s.get("/matches?status=draft").await;
     assert_eq!(code, 200);
     assert!(
@@ -192,6 +195,24 @@ async fn rest_story(s: &Server) {
             .as_str()
             .unwrap()
             .contains("at least 4"),
+        "{v}"
+    );
+    let too_many: Vec<Value> = (0..65)
+        .map(|i| json!({"pixel": {"x": i, "y": i % 7}, "pitch": {"x": i, "y": i % 7}}))
+        .collect();
+    let (code, v) = s
+        .op(
+            "PUT",
+            &format!("/matches/{id}/calibration"),
+            Some(json!({ "pairs": too_many })),
+        )
+        .await;
+    assert_eq!(code, 400, "{v}");
+    assert!(
+        v["error"]["fields"]["pairs"]
+            .as_str()
+            .unwrap()
+            .contains("at most 64"),
         "{v}"
     );
     let collinear = json!({"pairs": [

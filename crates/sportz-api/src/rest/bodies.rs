@@ -110,10 +110,10 @@ pub struct CommentaryBody {
     pub tags: Option<Vec<String>>,
 }
 
-/// `PUT /matches/{id}/calibration`: ≥ 4 pairs, pitch points in metres on a 105×68 pitch (5 m
+/// `PUT /matches/{id}/calibration`: 4 to 64 pairs, pitch points in metres on a 105×68 pitch (5 m
 /// margin), not degenerate (no three collinear among four).
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CalibrationBody {
-    #[schema(min_items = 4)]
+    #[schema(min_items = 4, max_items = 64)]
     pub pairs: Vec<PointPair>,
 }

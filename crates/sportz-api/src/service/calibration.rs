@@ -1,5 +1,6 @@
 //! The pitch calibration: the point pairs a user clicked (pixel ↔ metres on a 105×68 pitch). A
-//! calibration is stored only when it fits: ≥ 4 pairs, on the pitch (5 m margin), not degenerate.
+//! calibration is stored only when it fits: 4 to [`MAX_PAIRS`] pairs, on the pitch (5 m margin),
+//! not degenerate. Fitting (RANSAC) runs on a blocking thread, off the async runtime.
 
 use sportz_contract::worker::PointPair;
 use sportz_contract::{MatchId, PITCH_LENGTH_M, PITCH_WIDTH_M};
@@ -7,6 +8,10 @@ use sportz_store::Match;
 
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
+
+/// The most pairs a calibration may have: a user clicks a handful of landmarks, and the fit's cost
+/// grows with the pairs (a 1 MiB body could otherwise carry ~10,000 of them).
+pub const MAX_PAIRS: usize = 64;
 
 /// Fits the pairs; the reprojection error on success, the reason on failure.
 ///
@@ -39,6 +44,15 @@ pub fn check(pairs: &[PointPair]) -> ApiResult<()> {
             format!("need at least 4 point pairs, got {}", pairs.len()),
         ));
     }
+    if pairs.len() > MAX_PAIRS {
+        return Err(ApiError::field(
+            "pairs",
+            format!(
+                "expected at most {MAX_PAIRS} point pairs, got {}",
+                pairs.len()
+            ),
+        ));
+    }
     let margin = 5.0;
     if let Some((i, _)) = pairs.iter().enumerate().find(|(_, p)| {
         !(-margin..=PITCH_LENGTH_M + margin).contains(&p.pitch.x)
@@ -62,7 +76,9 @@ pub async fn set_calibration(
     id: MatchId,
     pairs: Vec<PointPair>,
 ) -> ApiResult<Match> {
-    check(&pairs)?;
+    let pairs = tokio::task::spawn_blocking(move || check(&pairs).map(|()| pairs))
+        .await
+        .map_err(|e| ApiError::Internal(format!("calibration check: {e}")))??;
     Ok(state.store.set_calibration(id, pairs).await?)
 }
 
