@@ -26,7 +26,9 @@ fn help_names_every_role_with_an_example() {
 
 #[test]
 fn every_subcommand_has_help_with_an_example() {
-    for sub in ["api", "worker", "track", "synth", "eval", "detect", "config"] {
+    for sub in [
+        "api", "worker", "track", "synth", "eval", "detect", "config",
+    ] {
         let out = run_sportz(&[sub, "--help"]);
         assert!(out.status.success(), "sportz {sub} --help: {out:?}");
         let help = String::from_utf8(out.stdout).unwrap();
