@@ -305,6 +305,24 @@ async fn worker_statuses_update_the_match_and_superseded_ones_are_ignored() {
     let first = v["data"]["currentSessionId"].as_str().unwrap().to_owned();
     let (_, v) = s.op("POST", &format!("/matches/{m}/restart"), None).await;
     let second = v["data"]["currentSessionId"].as_str().unwrap().to_owned();
+    // a worker holds the current session's lease, as a real one does: without it the watchdog
+    // fails the session as "worker lost" after two checks, and a failed session's later `stopped`
+    // is (rightly) ignored — terminal is terminal
+    let lease = sportz_contract::Lease {
+        worker_id: "w1".into(),
+        session_id: second.parse().unwrap(),
+    };
+    let mid: MatchId = m.parse().unwrap();
+    assert!(s.bus.acquire_lease(&mid, &lease).await.unwrap());
+    let keeper = {
+        let bus = s.bus.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                let _ = bus.refresh_lease(&mid, &lease).await;
+            }
+        })
+    };
     // the old session's late "processing" must not count
     s.bus
         .publish(&status_env(&m, &first, SessionStatus::Processing))
@@ -334,10 +352,15 @@ async fn worker_statuses_update_the_match_and_superseded_ones_are_ignored() {
         .unwrap();
     loop {
         let u = recv_type(&mut centre, "match_updated", 5).await;
+        assert_ne!(
+            u["data"]["status"], "failed",
+            "the watchdog failed a held session: {u}"
+        );
         if u["data"]["status"] == "completed" {
             break;
         }
     }
+    keeper.abort();
 }
 
 #[tokio::test]
