@@ -76,7 +76,8 @@ pub struct SystemArgs {
     #[arg(long, env = "SPORTZ_NO_DEMO")]
     pub no_demo: bool,
     /// ONNX detector for the embedded worker (any YOLO-family layout). Default: the built-in
-    /// sportz-det, trained on synthetic matches (models/MODEL_CARD.md); `none`: no detection.
+    /// sportz-det, trained on real broadcast frames and synthetic matches (models/MODEL_CARD.md);
+    /// `none`: no detection.
     #[arg(long, env = "SPORTZ_MODEL")]
     pub model: Option<PathBuf>,
     /// Concurrent matches of the embedded worker.
@@ -136,8 +137,8 @@ pub struct WorkerArgs {
     /// Allow video URLs whose host resolves to a private or loopback address.
     #[arg(long, env = "SPORTZ_ALLOW_PRIVATE_SOURCES")]
     pub allow_private_sources: bool,
-    /// ONNX detector (any YOLO-family layout). Default: the built-in sportz-det, trained on
-    /// synthetic matches (models/MODEL_CARD.md); `none`: no detection.
+    /// ONNX detector (any YOLO-family layout). Default: the built-in sportz-det, trained on real
+    /// broadcast frames and synthetic matches (models/MODEL_CARD.md); `none`: no detection.
     #[arg(long, env = "SPORTZ_MODEL")]
     pub model: Option<PathBuf>,
 }
@@ -146,8 +147,8 @@ pub struct WorkerArgs {
 pub struct TrackArgs {
     /// The video file to analyse.
     pub video: PathBuf,
-    /// ONNX detector (any YOLO-family layout). Default: the built-in sportz-det, trained on
-    /// synthetic matches (models/MODEL_CARD.md); `none`: no detection.
+    /// ONNX detector (any YOLO-family layout). Default: the built-in sportz-det, trained on real
+    /// broadcast frames and synthetic matches (models/MODEL_CARD.md); `none`: no detection.
     #[arg(long, env = "SPORTZ_MODEL")]
     pub model: Option<PathBuf>,
     /// Calibration point pairs for pitch coordinates: a JSON list of
@@ -214,8 +215,8 @@ pub struct DetectArgs {
     /// Images (.jpg, .jpeg, .png) and folders of them (read one level deep, in name order).
     #[arg(required = true, value_name = "IMAGE_OR_DIR")]
     pub inputs: Vec<PathBuf>,
-    /// ONNX detector (any YOLO-family layout). Default: the built-in sportz-det, trained on
-    /// synthetic matches (models/MODEL_CARD.md).
+    /// ONNX detector (any YOLO-family layout). Default: the built-in sportz-det, trained on real
+    /// broadcast frames and synthetic matches (models/MODEL_CARD.md).
     #[arg(long, env = "SPORTZ_MODEL")]
     pub model: Option<PathBuf>,
     /// Output JSONL file: one line per image, `{"image", "width", "height", "detections":

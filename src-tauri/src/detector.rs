@@ -64,7 +64,7 @@ pub fn select(model: Option<&Path>) -> anyhow::Result<Arc<dyn AnalyzerFactory>> 
         None => {
             match default_model_path().and_then(|p| load(&p).map_err(|e| anyhow::anyhow!("{e}"))) {
                 Ok(f) => {
-                    tracing::info!(device = %AnalyzerFactory::device(&f), "built-in detector sportz-det loaded (trained on synthetic matches; pass --model for real footage)");
+                    tracing::info!(device = %AnalyzerFactory::device(&f), "built-in detector sportz-det loaded (a small CPU model trained on two leagues' broadcasts and on synthetic matches, models/MODEL_CARD.md; --model takes any YOLO-family ONNX)");
                     Ok(Arc::new(f))
                 }
                 Err(e) => {

@@ -132,7 +132,7 @@ fn load(args: &DetectArgs) -> anyhow::Result<Detector> {
         Some(p) => p.clone(),
         None => {
             eprintln!(
-                "note: detecting with the built-in sportz-det, trained on synthetic matches only; for real footage pass --model (any YOLO-family ONNX)"
+                "note: detecting with the built-in sportz-det (a small CPU model trained on two leagues' broadcasts and on synthetic matches; see models/MODEL_CARD.md for what it misses); --model takes any YOLO-family ONNX"
             );
             crate::detector::default_model_path()?
         }

@@ -47,7 +47,7 @@ pub async fn run(args: &TrackArgs) -> anyhow::Result<()> {
     };
     if args.model.is_none() {
         eprintln!(
-            "note: detecting with the built-in sportz-det, trained on synthetic matches only; for real footage pass --model (any YOLO-family ONNX)"
+            "note: detecting with the built-in sportz-det (a small CPU model trained on two leagues' broadcasts and on synthetic matches; see models/MODEL_CARD.md for what it misses); --model takes any YOLO-family ONNX"
         );
     }
     let mut factory = crate::detector::select(args.model.as_deref())?;
