@@ -9,22 +9,7 @@ use std::time::Duration;
 
 use common::*;
 use sportz_contract::status::SessionStatus;
-use sportz_contract::{DesiredState, Envelope, Lease, MatchId, Payload, SessionId, StatusData};
-
-fn status_env(m: MatchId, s: SessionId, status: SessionStatus) -> Envelope {
-    Envelope {
-        match_id: m,
-        session_id: Some(s),
-        ts: 1.0,
-        seq: 1,
-        payload: Payload::Status(StatusData {
-            status: Some(status),
-            match_status: None,
-            message: None,
-            worker_id: Some("w-late".into()),
-        }),
-    }
-}
+use sportz_contract::{DesiredState, Lease, MatchId, SessionId};
 
 /// Polls `GET /matches/{id}` until its status is `want` (10 s at most).
 async fn wait_status(s: &Server, m: MatchId, want: &str) {
@@ -61,7 +46,11 @@ async fn running(s: &Server) -> (MatchId, SessionId, Lease) {
     };
     assert!(s.bus.acquire_lease(&m, &lease).await.unwrap());
     s.bus
-        .publish(&status_env(m, ses, SessionStatus::Processing))
+        .publish(&status_env(
+            &m.to_string(),
+            &ses.to_string(),
+            SessionStatus::Processing,
+        ))
         .await
         .unwrap();
     wait_status(s, m, "processing").await;
@@ -84,7 +73,11 @@ async fn a_failed_match_stays_failed_and_its_worker_is_told_to_stop() {
 
     // a late `processing` of the failed session (a slow worker, a replayed entry) changes nothing
     s.bus
-        .publish(&status_env(m, ses, SessionStatus::Processing))
+        .publish(&status_env(
+            &m.to_string(),
+            &ses.to_string(),
+            SessionStatus::Processing,
+        ))
         .await
         .unwrap();
     // the consumer reads the stream in order: once a later entry is applied, the late one was seen
@@ -103,12 +96,19 @@ async fn a_completed_session_says_nothing_more() {
     let s = start(memory_bus(), sqlite_store(&dir).await, test_config()).await;
     let (m, ses, _lease) = running(&s).await;
     s.bus
-        .publish(&status_env(m, ses, SessionStatus::Completed))
+        .publish(&status_env(
+            &m.to_string(),
+            &ses.to_string(),
+            SessionStatus::Completed,
+        ))
         .await
         .unwrap();
     wait_status(&s, m, "completed").await;
     for late in [SessionStatus::Reconnecting, SessionStatus::Failed] {
-        s.bus.publish(&status_env(m, ses, late)).await.unwrap();
+        s.bus
+            .publish(&status_env(&m.to_string(), &ses.to_string(), late))
+            .await
+            .unwrap();
     }
     let (sentinel, ..) = running(&s).await;
     wait_status(&s, sentinel, "processing").await;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use serde_json::{Value, json};
 use sportz_contract::status::SessionStatus;
-use sportz_contract::{Envelope, EventId, MatchId, Payload, SessionId, StatusData};
+use sportz_contract::{Envelope, EventId, MatchId, Payload, SessionId};
 
 fn fixture(name: &str) -> Value {
     let p = format!(
@@ -27,21 +27,6 @@ fn envelope(name: &str, m: &str, s: &str, seq: u64) -> Envelope {
     v["session_id"] = json!(s);
     v["seq"] = json!(seq);
     Envelope::from_value(v).unwrap()
-}
-
-fn status_env(m: &str, s: &str, status: SessionStatus) -> Envelope {
-    Envelope {
-        match_id: m.parse().unwrap(),
-        session_id: Some(s.parse().unwrap()),
-        ts: 1.0,
-        seq: 1,
-        payload: Payload::Status(StatusData {
-            status: Some(status),
-            match_status: None,
-            message: None,
-            worker_id: Some("w1".into()),
-        }),
-    }
 }
 
 #[tokio::test]

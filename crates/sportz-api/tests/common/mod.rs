@@ -9,6 +9,8 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use sportz_api::{Api, ApiConfig};
 use sportz_bus::{Bus, ContractBus};
+use sportz_contract::status::SessionStatus;
+use sportz_contract::{Envelope, Payload, StatusData};
 use sportz_store::Store;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
@@ -195,4 +197,20 @@ pub async fn close_code(ws: &mut Ws, secs: u64) -> (u16, String) {
 
 pub async fn send_json(ws: &mut Ws, v: Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+/// A worker's `status` message for match `m`, session `s`.
+pub fn status_env(m: &str, s: &str, status: SessionStatus) -> Envelope {
+    Envelope {
+        match_id: m.parse().unwrap(),
+        session_id: Some(s.parse().unwrap()),
+        ts: 1.0,
+        seq: 1,
+        payload: Payload::Status(StatusData {
+            status: Some(status),
+            match_status: None,
+            message: None,
+            worker_id: Some("w1".into()),
+        }),
+    }
 }
