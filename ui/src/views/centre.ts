@@ -108,16 +108,25 @@ export function centreView(root: HTMLElement): () => void {
     pageLabel.textContent = `Page ${page + 1}`;
   }
 
+  // Loads overlap (a burst of match_created each reloads page 1 while the user pages on): only
+  // the newest answers, and each is for the page it was asked for. Without this a late page-1
+  // answer replaced page 2's cards under a "Page 2" label and corrupted its cursor.
+  let generation = 0;
+
   async function load(silent = false): Promise<void> {
+    const mine = ++generation;
+    const forPage = page;
     loading = !silent;
     if (!silent) render();
     try {
-      const res = await api.listMatches(PAGE_SIZE, cursors[page]);
+      const res = await api.listMatches(PAGE_SIZE, cursors[forPage]);
+      if (mine !== generation) return;
       state = { matches: res.data, flashed: silent ? state.flashed : new Set() };
       nextCursor = res.nextCursor;
-      cursors[page + 1] = res.nextCursor;
+      cursors[forPage + 1] = res.nextCursor;
       error = null;
     } catch (e) {
+      if (mine !== generation) return;
       error = e instanceof ApiError ? `Could not load matches: ${e.message}` : String(e);
     }
     loading = false;
