@@ -49,17 +49,6 @@ impl Calibration {
     /// Fits from ≥ 4 pairs: a plain normalised DLT for exactly four, RANSAC then a DLT over the
     /// inliers when more are given. Degenerate input is refused with the reason.
     pub fn fit(pairs: &[PointPair], ransac: &RansacConfig) -> Result<Self, PitchError> {
-        Self::fit_impl(pairs, ransac)
-    }
-
-    /// [`Calibration::fit`] on the contract's pairs (a session's or a match's calibration) with
-    /// the default RANSAC settings.
-    pub fn fit_contract(pairs: &[sportz_contract::worker::PointPair]) -> Result<Self, PitchError> {
-        let pairs: Vec<PointPair> = pairs.iter().map(PointPair::from).collect();
-        Self::fit_impl(&pairs, &RansacConfig::default())
-    }
-
-    fn fit_impl(pairs: &[PointPair], ransac: &RansacConfig) -> Result<Self, PitchError> {
         check_pairs(pairs)?;
         let image: Vec<Point> = pairs.iter().map(|p| p.image).collect();
         let pitch: Vec<Point> = pairs.iter().map(|p| p.pitch).collect();
@@ -106,6 +95,13 @@ impl Calibration {
             error,
             inliers,
         })
+    }
+
+    /// [`Calibration::fit`] on the contract's pairs (a session's or a match's calibration) with
+    /// the default RANSAC settings.
+    pub fn fit_contract(pairs: &[sportz_contract::worker::PointPair]) -> Result<Self, PitchError> {
+        let pairs: Vec<PointPair> = pairs.iter().map(PointPair::from).collect();
+        Self::fit(&pairs, &RansacConfig::default())
     }
 
     /// A pixel on the ground plane, in metres.
