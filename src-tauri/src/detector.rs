@@ -11,6 +11,9 @@ use sportz_worker::{AnalyzerFactory, PassThroughFactory, VisionAnalyzerFactory};
 /// The built-in detector (models/sportz-det.onnx; see models/MODEL_CARD.md).
 const DEFAULT_MODEL: &[u8] = include_bytes!("../../models/sportz-det.onnx");
 
+/// What the offline roles (`track`, `detect`) say on stderr when they use the built-in model.
+pub const BUILT_IN_NOTE: &str = "note: detecting with the built-in sportz-det (a small CPU model trained on two leagues' broadcasts and on synthetic matches; see models/MODEL_CARD.md for what it misses); --model takes any YOLO-family ONNX";
+
 /// Writes the built-in detector to `~/.cache/sportz/models/` (once per model version) and
 /// returns its path (`sportz detect` loads it with options of its own).
 ///

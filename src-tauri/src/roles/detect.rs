@@ -131,9 +131,7 @@ fn load(args: &DetectArgs) -> anyhow::Result<Detector> {
         }
         Some(p) => p.clone(),
         None => {
-            eprintln!(
-                "note: detecting with the built-in sportz-det (a small CPU model trained on two leagues' broadcasts and on synthetic matches; see models/MODEL_CARD.md for what it misses); --model takes any YOLO-family ONNX"
-            );
+            eprintln!("{}", crate::detector::BUILT_IN_NOTE);
             crate::detector::default_model_path()?
         }
     };

@@ -46,9 +46,7 @@ pub async fn run(args: &TrackArgs) -> anyhow::Result<()> {
         None => None,
     };
     if args.model.is_none() {
-        eprintln!(
-            "note: detecting with the built-in sportz-det (a small CPU model trained on two leagues' broadcasts and on synthetic matches; see models/MODEL_CARD.md for what it misses); --model takes any YOLO-family ONNX"
-        );
+        eprintln!("{}", crate::detector::BUILT_IN_NOTE);
     }
     let mut factory = crate::detector::select(args.model.as_deref())?;
     if let Some(a) = &annotator {
