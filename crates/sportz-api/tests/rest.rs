@@ -371,7 +371,8 @@ async fn rest_on_sqlite_and_the_memory_bus() {
 #[tokio::test]
 async fn rest_on_postgres_and_redis() {
     let db = sportz_testkit::PgDatabase::create();
-    let (url, _guard) = sportz_testkit::redis_url();
+    let redis = own_redis();
+    let url = redis.url();
     let store = sportz_store::open(db.url()).await.unwrap();
     let s = start(redis_bus(&url).await, store, test_config()).await;
     rest_story(&s).await;

@@ -11,6 +11,14 @@ use common::*;
 use sportz_contract::status::SessionStatus;
 use sportz_contract::{DesiredState, Lease, MatchId, SessionId};
 
+/// A worker of session `ses` reports `status` on the bus.
+async fn report(s: &Server, m: MatchId, ses: SessionId, status: SessionStatus) {
+    s.bus
+        .publish(&status_env(&m.to_string(), &ses.to_string(), status))
+        .await
+        .unwrap();
+}
+
 /// Polls `GET /matches/{id}` until its status is `want` (10 s at most).
 async fn wait_status(s: &Server, m: MatchId, want: &str) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -45,14 +53,7 @@ async fn running(s: &Server) -> (MatchId, SessionId, Lease) {
         session_id: ses,
     };
     assert!(s.bus.acquire_lease(&m, &lease).await.unwrap());
-    s.bus
-        .publish(&status_env(
-            &m.to_string(),
-            &ses.to_string(),
-            SessionStatus::Processing,
-        ))
-        .await
-        .unwrap();
+    report(s, m, ses, SessionStatus::Processing).await;
     wait_status(s, m, "processing").await;
     (m, ses, lease)
 }
@@ -72,14 +73,7 @@ async fn a_failed_match_stays_failed_and_its_worker_is_told_to_stop() {
     assert_eq!(control.state, DesiredState::Stopped, "{control:?}");
 
     // a late `processing` of the failed session (a slow worker, a replayed entry) changes nothing
-    s.bus
-        .publish(&status_env(
-            &m.to_string(),
-            &ses.to_string(),
-            SessionStatus::Processing,
-        ))
-        .await
-        .unwrap();
+    report(&s, m, ses, SessionStatus::Processing).await;
     // the consumer reads the stream in order: once a later entry is applied, the late one was seen
     let (sentinel, ..) = running(&s).await;
     wait_status(&s, sentinel, "processing").await;
@@ -95,20 +89,10 @@ async fn a_completed_session_says_nothing_more() {
     let dir = tempfile::tempdir().unwrap();
     let s = start(memory_bus(), sqlite_store(&dir).await, test_config()).await;
     let (m, ses, _lease) = running(&s).await;
-    s.bus
-        .publish(&status_env(
-            &m.to_string(),
-            &ses.to_string(),
-            SessionStatus::Completed,
-        ))
-        .await
-        .unwrap();
+    report(&s, m, ses, SessionStatus::Completed).await;
     wait_status(&s, m, "completed").await;
     for late in [SessionStatus::Reconnecting, SessionStatus::Failed] {
-        s.bus
-            .publish(&status_env(&m.to_string(), &ses.to_string(), late))
-            .await
-            .unwrap();
+        report(&s, m, ses, late).await;
     }
     let (sentinel, ..) = running(&s).await;
     wait_status(&s, sentinel, "processing").await;

@@ -275,9 +275,7 @@ async fn redis_stopped_gives_an_error_then_1011_and_recovers() {
 
 #[tokio::test]
 async fn worker_statuses_update_the_match_and_superseded_ones_are_ignored() {
-    // a private server: on a shared one the API instances of the other tests in this binary join
-    // the same stream consumer groups and take (and drop, as unknown matches) this test's entries
-    let redis = sportz_testkit::RedisServer::start();
+    let redis = own_redis();
     let url = redis.url();
     let dir = tempfile::tempdir().unwrap();
     let s = start(
@@ -353,9 +351,7 @@ async fn worker_statuses_update_the_match_and_superseded_ones_are_ignored() {
 
 #[tokio::test]
 async fn the_same_event_delivered_twice_is_stored_once() {
-    // a private server: on a shared one the API instances of the other tests in this binary join
-    // the same stream consumer groups and take (and drop, as unknown matches) this test's entries
-    let redis = sportz_testkit::RedisServer::start();
+    let redis = own_redis();
     let url = redis.url();
     let db = sportz_testkit::PgDatabase::create();
     let s = start(

@@ -53,6 +53,13 @@ pub fn memory_bus() -> ContractBus {
     ContractBus::new(Arc::new(sportz_bus::MemoryBus::new()))
 }
 
+/// A private redis-server for one test. Not the shared `REDIS_URL`: every API instance joins the
+/// same stream consumer groups, so on a shared server the instances of other tests in the binary
+/// (each with its own store) take and drop this test's entries as unknown matches.
+pub fn own_redis() -> sportz_testkit::RedisServer {
+    sportz_testkit::RedisServer::start()
+}
+
 pub async fn redis_bus(url: &str) -> ContractBus {
     let bus: Arc<dyn Bus> = Arc::new(sportz_bus::RedisBus::connect(url).await.unwrap());
     ContractBus::new(bus)
