@@ -106,7 +106,7 @@ pub async fn start(
         .map_err(|e| anyhow::anyhow!("cannot start the API: {e}"))?;
     if let Some(token) = &api.new_operator_token {
         println!(
-            "operator token (shown once; keep it to create matches and start sessions): {token}"
+            "operator token (shown once; keep it to create matches, start sessions and post): {token}"
         );
     }
     let listener = tokio::net::TcpListener::bind(args.bind)

@@ -27,10 +27,8 @@ pub async fn bootstrap(store: &dyn Store, configured: bool) -> ApiResult<Option<
             Some("created on first start".to_owned()),
         )
         .await?;
-    tracing::warn!(
-        "operator token (shown once; keep it to create matches, start sessions and post): {}",
-        created.secret
-    );
+    // the secret is returned for the caller to show once (on stdout); it never goes to the log
+    tracing::warn!("created an operator token on first start (stored hashed)");
     Ok(Some(created.secret))
 }
 
