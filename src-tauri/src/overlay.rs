@@ -219,6 +219,7 @@ mod tests {
                 },
             ],
             latency_ms: 0.0,
+            camera: None,
         }
     }
 

@@ -87,6 +87,7 @@ impl Analyzer for PassThrough {
                 trail: Vec::new(),
                 players: Vec::new(),
                 latency_ms: 0.0, // set by the publisher
+                camera: None,
             },
             events: Vec::new(),
             detect_ms: 0.0,

@@ -142,6 +142,36 @@ pub struct FrameData {
     pub players: Vec<Player>,
     /// Publish time minus the frame's read time, in milliseconds.
     pub latency_ms: f64,
+    /// Extra field: the camera this frame's pitch fields were mapped with; absent in `pixel`
+    /// mode (no trustworthy camera for this frame).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub camera: Option<FrameCamera>,
+}
+
+/// Where a frame's camera came from.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CameraSource {
+    /// Found from this frame alone (pitch lines matched against the model), no clicks.
+    Auto,
+    /// Followed from earlier frames (frame-to-frame motion, corrected against the pitch lines).
+    Tracked,
+    /// The session's or match's clicked calibration, unchanged.
+    Manual,
+}
+
+/// Extra field of `frame.data`: the frame's own image → pitch mapping.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameCamera {
+    /// Row-major 3×3 homography taking source pixels `(x, y, 1)` to pitch metres (dehomogenise
+    /// by the third coordinate).
+    pub image_to_pitch: [f64; 9],
+    pub source: CameraSource,
+    /// 0..1: the share of the projected pitch-line samples that lie on white line pixels (1 for a
+    /// manual calibration, which is trusted as clicked).
+    pub confidence: f64,
 }
 
 /// `ball.data`: the ball part of a frame (sent on its own in snapshots).

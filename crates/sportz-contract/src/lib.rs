@@ -32,7 +32,7 @@ pub use envelope::{
 };
 pub use error::ContractError;
 pub use frame::{
-    Ball, BallData, CoordinateMode, FrameData, ObjectClass, PitchPoint, PixelPoint, Player,
+    Ball, BallData, CameraSource, CoordinateMode, FrameCamera, FrameData, ObjectClass, PitchPoint, PixelPoint, Player,
     PlayersData, TeamSide, TrailPoint, Velocity,
 };
 pub use ids::{EventId, MatchId, SessionId};

@@ -107,6 +107,7 @@ pub fn build_frame<'a>(
         trail,
         players,
         latency_ms: meta.latency_ms,
+        camera: None,
     }
 }
 

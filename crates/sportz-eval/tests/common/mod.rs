@@ -140,6 +140,7 @@ pub fn pred_frame_at(n: u64, fps: f64, players: Vec<Player>, ball: Option<Ball>)
         trail: Vec::new(),
         players,
         latency_ms: 10.0,
+        camera: None,
     }
 }
 
