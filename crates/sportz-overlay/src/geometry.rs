@@ -224,8 +224,12 @@ const DIGITS: [[u8; 5]; 10] = [
 pub const BALL: Rgba = Rgba::rgb(255, 214, 10);
 const PITCH: Rgba = Rgba::rgb(38, 120, 60);
 const LINES: Rgba = Rgba([255, 255, 255, 220]);
+/// The projected pitch model over the video: thin, semi-transparent cyan, apart from the white
+/// of the real lines it should sit on.
+pub const PITCH_LINES: Rgba = Rgba([0, 229, 255, 170]);
 
-/// Tessellates everything but the video: boxes with ids, the ball and its trail, the radar.
+/// Tessellates everything but the video: the projected pitch lines, boxes with ids, the ball and
+/// its trail, the radar.
 #[must_use]
 pub fn tessellate(scene: &Scene, canvas: (u32, u32)) -> Mesh {
     let mut m = Mesh::default();
@@ -235,6 +239,19 @@ pub fn tessellate(scene: &Scene, canvas: (u32, u32)) -> Mesh {
     let unit = (canvas.1 as f32 / 360.0).max(1.0);
     if scene.video.is_none() {
         m.fill(v, PITCH.with_alpha(0.35));
+    }
+    if scene.show_pitch_lines {
+        let t = unit;
+        for line in &scene.pitch_lines {
+            for w in line.windows(2) {
+                m.line(
+                    to_canvas(w[0][0], w[0][1]),
+                    to_canvas(w[1][0], w[1][1]),
+                    t,
+                    PITCH_LINES,
+                );
+            }
+        }
     }
     for b in &scene.boxes {
         let (p, q) = (to_canvas(b.x1, b.y1), to_canvas(b.x2, b.y2));

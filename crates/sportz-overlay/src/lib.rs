@@ -1,15 +1,17 @@
 //! The pitch overlay: a [`Scene`] of plain data (a video frame, boxes with ids, the ball and its
-//! trail, a radar) drawn by wgpu into a window's surface or offscreen to PNG. It knows nothing of
+//! trail, the pitch lines seen through the frame's camera, a radar) drawn by wgpu into a window's surface or offscreen to PNG. It knows nothing of
 //! the contract; the binary builds scenes from contract frames.
 //!
 //! Marks are tessellated on the CPU ([`geometry`], pure and unit-tested) and drawn by two small
 //! WGSL pipelines ([`render::SHADERS`]).
 
 pub mod geometry;
+pub mod pitch_lines;
 pub mod render;
 pub mod scene;
 pub mod window;
 
+pub use pitch_lines::{Polyline, project_pitch_lines};
 pub use render::{Gpu, Offscreen, Renderer, RgbaImage, SHADERS};
 pub use scene::{BoxMark, Mark, Radar, RadarDot, Rgba, Scene, VideoImage};
 pub use wgpu;

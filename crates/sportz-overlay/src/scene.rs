@@ -86,6 +86,11 @@ pub struct Scene {
     /// The ball's recent positions, oldest first; drawn fading, dashed where predicted.
     pub trail: Vec<Mark>,
     pub radar: Option<Radar>,
+    /// The pitch model's lines as the frame's camera sees them, in video pixels (see
+    /// [`crate::project_pitch_lines`]); empty when the frame has no camera.
+    pub pitch_lines: Vec<crate::Polyline>,
+    /// Whether [`Self::pitch_lines`] are drawn (on by default).
+    pub show_pitch_lines: bool,
     /// Background where the video is not (letterbox bars, or everything with no video).
     pub background: Rgba,
 }
@@ -101,6 +106,8 @@ impl Scene {
             ball: None,
             trail: Vec::new(),
             radar: None,
+            pitch_lines: Vec::new(),
+            show_pitch_lines: true,
             background: Rgba::rgb(16, 20, 24),
         }
     }

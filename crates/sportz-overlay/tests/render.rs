@@ -291,3 +291,46 @@ fn bad_sizes_are_refused_with_the_range() {
     let e = Offscreen::new(0, 10).unwrap_err().to_string();
     assert!(e.contains("expected 1–8192"), "{e}");
 }
+
+/// A camera looking straight down: pixel = 10 × metres + (115, 20), so the 105 × 68 m pitch fills
+/// 1050 × 680 px of a 1280 × 720 frame and the halfway line is at x = 640.
+const TOP_DOWN: [f64; 9] = [0.1, 0.0, -11.5, 0.0, 0.1, -2.0, 0.0, 0.0, 1.0];
+
+#[test]
+fn projected_pitch_lines_are_drawn_over_the_video_and_can_be_turned_off() {
+    let plain = VideoImage {
+        width: 1280,
+        height: 720,
+        rgb: [40u8, 130, 50].repeat(1280 * 720),
+    };
+    let mut s = Scene::new(1280, 720);
+    s.video = Some(plain);
+    let bare = render(&s, 1280, 720, "pitch_lines_bare");
+    s.pitch_lines = sportz_overlay::project_pitch_lines(&TOP_DOWN, (1280, 720));
+    assert!(!s.pitch_lines.is_empty());
+    let drawn = render(&s, 1280, 720, "pitch_lines");
+    let changed = bare
+        .data
+        .chunks_exact(4)
+        .zip(drawn.data.chunks_exact(4))
+        .filter(|(a, b)| a != b)
+        .count();
+    // ≈ 700 m of lines at 10 px a metre, 2 px thick
+    assert!(changed > 5_000, "{changed} pixels changed");
+    // the halfway line (x = 640) is cyan over the grass; the grass beside it is untouched
+    let on = drawn.pixel(640, 100);
+    assert!(
+        on[2] > 150 && on[1] > 150 && on[0] < 60,
+        "halfway line pixel {on:?}"
+    );
+    assert!(close(drawn.pixel(600, 100), Rgba::rgb(40, 130, 50), 6));
+    // the goal line at x = 115
+    assert!(
+        drawn.pixel(115, 360)[2] > 150,
+        "{:?}",
+        drawn.pixel(115, 360)
+    );
+    s.show_pitch_lines = false;
+    let off = render(&s, 1280, 720, "pitch_lines_off");
+    assert_eq!(off.data, bare.data, "turned off, nothing is drawn");
+}
