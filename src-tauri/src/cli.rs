@@ -196,6 +196,9 @@ pub struct SynthArgs {
     /// Add seeded sensor noise.
     #[arg(long)]
     pub noise: bool,
+    /// Keep the main camera throughout: no cuts to other angles or close-ups.
+    #[arg(long)]
+    pub no_cuts: bool,
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {

@@ -17,6 +17,7 @@ fn truth_frames(n: u64) -> Vec<FrameTruth> {
         scoreboard: false,
         motion_blur: false,
         noise: false,
+        cuts: true,
     };
     let mut m = SynthMatch::new(7, cfg).unwrap();
     (0..n).map(|_| m.render_next().1).collect()

@@ -35,6 +35,7 @@ fn main() {
                 scoreboard: true,
                 motion_blur: blur,
                 noise,
+                cuts: true,
             };
             let m = SynthMatch::new(1, cfg.clone()).expect("valid config");
             let start = Instant::now();

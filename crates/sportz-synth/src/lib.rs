@@ -1,6 +1,11 @@
 //! The synthetic broadcast match (issue 8): a deterministic football match rendered through a
 //! panning, zooming broadcast camera, with exact ground truth for every frame.
 //!
+//! The main camera stands where World Cup 2014 broadcast cameras stand (seeded from their
+//! statistics) and zooms within their focal range; every 10–25 s the picture cuts to another
+//! angle or a close-up for a few seconds and back (`SynthConfig::cuts`; truth marks each frame's
+//! `camera.shot`, `camera.cut` and `camera.pitch_visible`). See `sim_camera.rs`.
+//!
 //! - [`SynthMatch`] renders frames in order (a live demo source: `VideoSource::Synthetic(seed)`),
 //!   each with its [`FrameTruth`]: camera homographies, every person's box, pitch position,
 //!   team, role and visibility, the ball, the events of that frame.
@@ -32,6 +37,7 @@
 mod font;
 mod geom;
 mod pitch;
+mod post;
 mod raster;
 mod render;
 mod rng;
@@ -41,12 +47,14 @@ mod writer;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_shots;
 
 use sportz_contract::{PitchPoint, PixelPoint};
 
 pub use geom::{Mat3, apply};
 pub use truth::{
-    BallTruth, CalibrationPoint, CameraTruth, EventTruth, FrameTruth, ObjectTruth, Score,
+    BallTruth, CalibrationPoint, CameraTruth, EventTruth, FrameTruth, ObjectTruth, Score, Shot,
     Visibility,
 };
 pub use writer::{FfmpegOptions, Progress, Summary, write_match, write_match_with};
@@ -56,7 +64,9 @@ use crate::pitch::{LANDMARKS, Markings};
 use crate::raster::Canvas;
 use crate::render::{BALL_ID, Drawn, Palette};
 use crate::rng::Rng;
+use crate::sim::camera::{camera_of, ground_at_centre};
 use crate::sim::{HZ, RawEvent, Sim};
+use crate::truth::{bbox_of, visibility};
 
 /// Why a match cannot be rendered or written.
 #[derive(Debug, thiserror::Error)]
@@ -92,10 +102,20 @@ pub struct SynthConfig {
     pub motion_blur: bool,
     /// Add seeded sensor noise (-3..=+4 per channel) before encoding.
     pub noise: bool,
+    /// Cut away from the main camera now and then, as a broadcast does: every 10–25 s to a
+    /// second angle for 2–5 s or to a close-up for 1.5–3 s, then back (seeded; truth marks
+    /// each frame's `shot` and `cut`). Off: the main camera throughout. The match and the main
+    /// camera's path are the same either way. Absent in older `meta.json`: on.
+    #[serde(default = "yes")]
+    pub cuts: bool,
+}
+
+const fn yes() -> bool {
+    true
 }
 
 impl Default for SynthConfig {
-    /// 1280×720 at 25 fps, one minute, scoreboard on, no blur, no noise.
+    /// 1280×720 at 25 fps, one minute, scoreboard on, no blur, no noise, cuts on.
     fn default() -> Self {
         Self {
             width: 1280,
@@ -105,6 +125,7 @@ impl Default for SynthConfig {
             scoreboard: true,
             motion_blur: false,
             noise: false,
+            cuts: true,
         }
     }
 }
@@ -185,6 +206,8 @@ pub struct SynthMatch {
     events_seen: usize,
     event_seq: u32,
     last_camera: Option<Camera>,
+    /// The director's shot index at the previous frame (`None` before frame 0).
+    prev_shot: Option<u64>,
 }
 
 impl SynthMatch {
@@ -205,6 +228,7 @@ impl SynthMatch {
             events_seen: 0,
             event_seq: 0,
             last_camera: None,
+            prev_shot: None,
             cfg,
             seed,
         })
@@ -270,6 +294,7 @@ impl SynthMatch {
             self.events_seen = self.sim.events.len();
             self.next = frame_number;
             self.prev = None;
+            self.prev_shot = Some(self.shot_index());
         }
         self.render_next()
     }
@@ -286,7 +311,7 @@ impl SynthMatch {
         let n = self.next;
         self.sim_to(n);
         self.next += 1;
-        let cam = camera_of(&self.sim, self.cfg.width, self.cfg.height);
+        let cam = camera_of(&self.sim, self.cfg.width, self.cfg.height, self.cfg.cuts);
         let (people, ball) = render::render(
             &mut self.canvas,
             &self.sim,
@@ -301,6 +326,14 @@ impl SynthMatch {
         out.height = self.cfg.height;
         out.data.clear();
         out.data.extend_from_slice(&self.canvas.rgb);
+        if let Some(i) = self.close_up_subject() {
+            let board = self.cfg.scoreboard.then(|| {
+                let (home, away) = self.team_codes();
+                let line = format!("{home} {}-{} {away}", self.sim.score[0], self.sim.score[1]);
+                post::scoreboard_rect(&self.canvas, line.len(), self.sim.time() as u64)
+            });
+            post::close_up(&mut out.data, &self.canvas, (i + 1) as u16, board);
+        }
         if self.cfg.motion_blur {
             match &mut self.prev {
                 Some(prev) => {
@@ -313,7 +346,7 @@ impl SynthMatch {
             }
         }
         if self.cfg.noise {
-            add_noise(&mut out.data, &mut self.noise);
+            post::add_noise(&mut out.data, &mut self.noise);
         }
         self.truth(n, &cam, &people, &ball)
     }
@@ -432,7 +465,15 @@ impl SynthMatch {
         };
         let image_from_pitch = cam.image_from_pitch();
         let fov_deg = 2.0 * (w / 2.0 / cam.focal_px).atan().to_degrees();
-        let target = self.sim.rig.target;
+        let target = ground_at_centre(cam);
+        let shot = if self.cfg.cuts {
+            self.sim.director.shot
+        } else {
+            Shot::Main
+        };
+        let index = self.shot_index();
+        let cut = self.prev_shot.is_some_and(|p| p != index);
+        self.prev_shot = Some(index);
         FrameTruth {
             frame_number: n,
             video_timestamp: n as f64 / fps,
@@ -445,6 +486,9 @@ impl SynthMatch {
                     y: target.y,
                 },
                 fov_deg,
+                shot,
+                cut,
+                pitch_visible: shot != Shot::CloseUp,
             },
             objects,
             ball: ball_truth,
@@ -454,6 +498,21 @@ impl SynthMatch {
                 away: self.sim.score[1],
             },
             possession: b.owner.map(|i| self.sim.people[i].team),
+        }
+    }
+
+    /// The person a close-up on air follows (an index into the engine's people).
+    fn close_up_subject(&self) -> Option<usize> {
+        let c = self.sim.director.cutaway.as_ref()?;
+        if self.cfg.cuts { c.person } else { None }
+    }
+
+    /// Counts the cuts so far (0 throughout without cuts).
+    fn shot_index(&self) -> u64 {
+        if self.cfg.cuts {
+            self.sim.director.index
+        } else {
+            0
         }
     }
 
@@ -522,65 +581,8 @@ pub fn simulate_events(seed: u64, duration_secs: f64, fps: u32) -> Vec<EventTrut
     out
 }
 
-fn camera_of(sim: &Sim, width: u32, height: u32) -> Camera {
-    let t = sim.rig.target;
-    Camera::look_at(
-        sim.camera_pos,
-        v3(t.x, t.y, 0.0),
-        sim.rig.fov_deg.to_radians(),
-        width,
-        height,
-    )
-}
-
 /// Bottom-right corner of the scoreboard area (calibration points are not taken under it).
 fn scoreboard_box(height: u32) -> (f64, f64) {
     let px = (f64::from(height) / 240.0).max(1.0).round();
     (px * 8.0 + 40.0 * 6.0 * px, px * 6.0 + 11.0 * px)
-}
-
-fn bbox_of(d: &Drawn) -> Option<[f64; 4]> {
-    (!d.cov.is_empty()).then(|| {
-        [
-            f64::from(d.cov.min_x),
-            f64::from(d.cov.min_y),
-            f64::from(d.cov.max_x + 1),
-            f64::from(d.cov.max_y + 1),
-        ]
-    })
-}
-
-fn visibility(d: &Drawn, visible_px: u32, w: f64, h: f64) -> (Visibility, f64, f64) {
-    if d.cov.is_empty() {
-        return (Visibility::OffScreen, 0.0, 0.0);
-    }
-    let f = d.full;
-    let area = ((f[2] - f[0]) * (f[3] - f[1])).max(1e-9);
-    let inside =
-        ((f[2].min(w) - f[0].max(0.0)).max(0.0) * (f[3].min(h) - f[1].max(0.0)).max(0.0)) / area;
-    let seen = f64::from(visible_px) / f64::from(d.cov.drawn_px);
-    let state = if visible_px == 0 {
-        Visibility::Occluded
-    } else if visible_px == d.cov.drawn_px && inside > 0.999 {
-        Visibility::Visible
-    } else {
-        Visibility::Partial
-    };
-    (state, (inside * seen).clamp(0.0, 1.0), 1.0 - seen)
-}
-
-fn add_noise(data: &mut [u8], rng: &mut Rng) {
-    // Eight channels per draw: each moves by -3..=4, saturating.
-    let mut chunks = data.chunks_exact_mut(8);
-    for c in &mut chunks {
-        let n = (rng.next_u64() & 0x0707_0707_0707_0707).to_le_bytes();
-        for (v, n) in c.iter_mut().zip(n) {
-            *v = v.saturating_add(n).saturating_sub(3);
-        }
-    }
-    for v in chunks.into_remainder() {
-        *v = v
-            .saturating_add((rng.next_u64() & 7) as u8)
-            .saturating_sub(3);
-    }
 }

@@ -16,6 +16,8 @@ use crate::rng::Rng;
 // test, which reads `src/*.rs`, checks them too.
 #[path = "sim_ball.rs"]
 mod ball;
+#[path = "sim_camera.rs"]
+pub(crate) mod camera;
 #[path = "sim_motion.rs"]
 mod motion;
 #[path = "sim_play.rs"]
@@ -118,12 +120,21 @@ pub(crate) struct RawEvent {
     pub detail: Option<&'static str>,
 }
 
-/// The camera operator: pans (target point) and zooms (field of view) smoothly after the ball.
+/// A camera operator: pans (target point) and zooms (field of view) smoothly after play.
 #[derive(Debug, Clone)]
 pub(crate) struct Rig {
     pub target: V2,
     vel: V2,
     pub fov_deg: f64,
+}
+
+impl Rig {
+    /// One step of a critically damped pan towards `want` (natural frequency `w`, rad/s).
+    fn follow(&mut self, want: V2, w: f64) {
+        let acc = (want - self.target) * (w * w) - self.vel * (2.0 * w);
+        self.vel = self.vel + acc * DT;
+        self.target = self.target + self.vel * DT;
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -137,10 +148,13 @@ pub(crate) struct Sim {
     pub events: Vec<RawEvent>,
     /// The team that last had the ball under control (kept through passes and stoppages).
     pub possession: Option<TeamSide>,
+    /// The main camera's operator.
     pub rig: Rig,
-    /// The broadcast camera's fixed position (seeded): near the halfway line, 24–38 m behind
-    /// the near touchline, 14–24 m up.
+    /// The main camera's fixed position (seeded from the World Cup 2014 cameras, see
+    /// `camera::wc14`): near the halfway line, 36–55 m behind the near touchline, 14–20 m up.
     pub camera_pos: V3,
+    /// Which camera is on air, and the cutaway camera when it is not the main one.
+    pub director: camera::Director,
     minute: i64,
     out_done: bool,
     goal_done: bool,
@@ -277,7 +291,8 @@ impl Sim {
                 vel: v2(0.0, 0.0),
                 fov_deg: 30.0,
             },
-            camera_pos: v3(L / 2.0, W + 30.0, 20.0),
+            camera_pos: v3(L / 2.0, W + 45.0, 17.0),
+            director: camera::Director::new(seed),
             minute: -1,
             out_done: false,
             goal_done: false,
@@ -288,11 +303,7 @@ impl Sim {
             receiver: None,
             last_change: -10.0,
         };
-        sim.camera_pos = v3(
-            L / 2.0 + sim.rng.range(-3.0, 3.0),
-            W + sim.rng.range(24.0, 38.0),
-            sim.rng.range(14.0, 24.0),
-        );
+        sim.camera_pos = sim.draw_camera_pos();
         let kicker = if sim.rng.chance(0.5) {
             TeamSide::Home
         } else {
@@ -370,6 +381,7 @@ impl Sim {
             }
         }
         self.update_rig();
+        self.update_director();
     }
 
     // ---- camera -----------------------------------------------------------------------------
@@ -382,7 +394,7 @@ impl Sim {
         let width = (34.0 + 0.6 * self.ball.vel.len()).min(50.0);
         (2.0 * (width / 2.0 / dist).atan())
             .to_degrees()
-            .clamp(16.0, 48.0)
+            .clamp(camera::fov_min_deg(), camera::fov_max_deg())
     }
 
     fn update_rig(&mut self) {
@@ -391,11 +403,7 @@ impl Sim {
             (b.pos.x + b.vel.x * 0.5).clamp(12.0, L - 12.0),
             (W / 2.0 + (b.pos.y - W / 2.0) * 0.6).clamp(18.0, W - 16.0),
         );
-        let w = 1.6;
-        let r = &mut self.rig;
-        let acc = (want - r.target) * (w * w) - r.vel * (2.0 * w);
-        r.vel = r.vel + acc * DT;
-        r.target = r.target + r.vel * DT;
+        self.rig.follow(want, 1.6);
         let fov = self.desired_fov(self.rig.target);
         self.rig.fov_deg += (fov - self.rig.fov_deg) * (0.8 * DT);
     }

@@ -17,6 +17,7 @@ fn small(secs: f64) -> SynthConfig {
         scoreboard: true,
         motion_blur: true,
         noise: true,
+        cuts: true,
     }
 }
 
@@ -29,6 +30,7 @@ fn plain(width: u32, height: u32) -> SynthConfig {
         scoreboard: false,
         motion_blur: false,
         noise: false,
+        cuts: true,
     }
 }
 

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use sportz_contract::{EventKind, ObjectClass, PitchPoint, PixelPoint, TeamSide};
 
 use crate::geom::Mat3;
+use crate::render::Drawn;
 
 /// Everything true about one frame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,8 +30,23 @@ pub struct FrameTruth {
     pub possession: Option<TeamSide>,
 }
 
+/// Which broadcast camera a frame is seen from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shot {
+    /// The main camera: the wide shot from the gantry on the near side that follows play.
+    #[default]
+    Main,
+    /// A second angle for a few seconds (high at a penalty-box line, or behind a goal): still a
+    /// wide shot of the ground around the ball.
+    Alternate,
+    /// A close-up of the player on or near the ball: a narrow field of view, little pitch.
+    CloseUp,
+}
+
 /// The broadcast camera of one frame. The homographies are the exact matrices the ground plane
-/// was rendered with (row-major, normalised so that the bottom-right entry is 1).
+/// was rendered with (row-major, normalised so that the bottom-right entry is 1), whatever the
+/// shot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CameraTruth {
     /// Pitch metres (z = 0) → pixels.
@@ -43,6 +59,21 @@ pub struct CameraTruth {
     pub target: PitchPoint,
     /// Horizontal field of view, degrees.
     pub fov_deg: f64,
+    /// The camera on air: `main`, `alternate` or `close_up` (`main` in truth written before
+    /// shots existed).
+    #[serde(default)]
+    pub shot: Shot,
+    /// The first frame of a new shot (a cut from the previous frame); never frame 0.
+    #[serde(default)]
+    pub cut: bool,
+    /// Enough pitch is in view to calibrate from this frame (main and alternate shots, not
+    /// close-ups); `true` in truth written before shots existed.
+    #[serde(default = "yes")]
+    pub pitch_visible: bool,
+}
+
+const fn yes() -> bool {
+    true
 }
 
 /// How much of an object the viewer can see.
@@ -168,4 +199,36 @@ impl From<CalibrationPoint> for sportz_contract::worker::PointPair {
             pitch: p.pitch,
         }
     }
+}
+
+/// The drawn extent of an object, clipped to the image; `None` when nothing of it is in frame.
+pub(crate) fn bbox_of(d: &Drawn) -> Option<[f64; 4]> {
+    (!d.cov.is_empty()).then(|| {
+        [
+            f64::from(d.cov.min_x),
+            f64::from(d.cov.min_y),
+            f64::from(d.cov.max_x + 1),
+            f64::from(d.cov.max_y + 1),
+        ]
+    })
+}
+
+/// An object's visibility, visible fraction and occluded fraction from what was drawn of it.
+pub(crate) fn visibility(d: &Drawn, visible_px: u32, w: f64, h: f64) -> (Visibility, f64, f64) {
+    if d.cov.is_empty() {
+        return (Visibility::OffScreen, 0.0, 0.0);
+    }
+    let f = d.full;
+    let area = ((f[2] - f[0]) * (f[3] - f[1])).max(1e-9);
+    let inside =
+        ((f[2].min(w) - f[0].max(0.0)).max(0.0) * (f[3].min(h) - f[1].max(0.0)).max(0.0)) / area;
+    let seen = f64::from(visible_px) / f64::from(d.cov.drawn_px);
+    let state = if visible_px == 0 {
+        Visibility::Occluded
+    } else if visible_px == d.cov.drawn_px && inside > 0.999 {
+        Visibility::Visible
+    } else {
+        Visibility::Partial
+    };
+    (state, (inside * seen).clamp(0.0, 1.0), 1.0 - seen)
 }

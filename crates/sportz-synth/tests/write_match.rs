@@ -24,6 +24,7 @@ fn cfg() -> SynthConfig {
         scoreboard: true,
         motion_blur: true,
         noise: true,
+        cuts: true,
     }
 }
 

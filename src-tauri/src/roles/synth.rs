@@ -11,6 +11,7 @@ pub fn run(args: &crate::cli::SynthArgs) -> anyhow::Result<()> {
         scoreboard: !args.no_scoreboard,
         motion_blur: args.motion_blur,
         noise: args.noise,
+        cuts: !args.no_cuts,
     };
     let started = std::time::Instant::now();
     let mut last_print = std::time::Instant::now();
