@@ -11,12 +11,14 @@ use crate::mot::{Clear, HotaAtAlpha, Identity};
 
 mod align;
 mod ball;
+mod camera;
 mod events;
 mod players;
 pub(crate) mod table;
 
 use align::{align, truth_period};
 use ball::ball;
+use camera::camera;
 use events::events;
 use players::players;
 
@@ -173,6 +175,45 @@ pub struct EventMetrics {
     pub truth_outside_span: u64,
 }
 
+/// The predicted cameras (`frame.data.camera`) against the truth cameras. A frame's error is the
+/// mean distance, metres, between the pitch grid points (every `grid_step_m` over 105 × 68) the
+/// true camera sees in the image and where the predicted `image_to_pitch` maps their pixels
+/// (each point capped at 125 m). Shares are `null` when their denominator is 0.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CameraMetrics {
+    /// Spacing of the pitch grid, metres (5).
+    pub grid_step_m: f64,
+    /// A calibrated frame is accurate when its error is at most this, metres (1).
+    pub accurate_within_m: f64,
+    /// Evaluated frames whose truth has enough pitch in view to calibrate (`pitch_visible`:
+    /// main and alternate shots; every frame of truth written before shots existed).
+    pub pitch_visible_frames: u64,
+    /// Of those, frames with a predicted camera.
+    pub calibrated_frames: u64,
+    /// `calibrated_frames / pitch_visible_frames`: completeness.
+    pub calibrated_share: Option<f64>,
+    /// Calibrated frames with at least one grid point in view (those the errors are over).
+    pub error_frames: u64,
+    /// Mean over those frames of the frame's error, metres.
+    pub mean_error_m: Option<f64>,
+    /// 95th percentile (nearest rank) over those frames of the frame's error, metres.
+    pub p95_error_m: Option<f64>,
+    /// Calibrated frames whose error is within `accurate_within_m`.
+    pub accurate_frames: u64,
+    /// `accurate_frames / pitch_visible_frames`: completeness × accuracy (SoccerNet-style).
+    pub accurate_share: Option<f64>,
+    /// Evaluated frames whose truth has too little pitch in view to calibrate (close-ups).
+    pub no_pitch_frames: u64,
+    /// Of those, frames that were (wrongly) given a camera.
+    pub no_pitch_with_camera: u64,
+    pub no_pitch_with_camera_share: Option<f64>,
+    /// Evaluated frames that are the first of a new shot (truth `cut`).
+    pub cut_frames: u64,
+    /// Of those, frames the prediction left in `pixel` coordinate mode.
+    pub cut_frames_pixel_mode: u64,
+    pub cut_pixel_mode_share: Option<f64>,
+}
+
 /// Everything `sportz eval` reports; `Serialize` for `--json`, [`Report::table`] for people.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
@@ -181,6 +222,7 @@ pub struct Report {
     pub players: PlayerMetrics,
     pub ball: BallMetrics,
     pub events: EventMetrics,
+    pub camera: CameraMetrics,
 }
 
 /// The contract kind a synth (truth) event kind is compared with. The synth speaks the
@@ -251,5 +293,6 @@ pub fn evaluate(
         players: players(&truth.frames, &pred.frames, &pairs, opts),
         ball: ball(&truth.frames, &pred.frames, &pairs, opts),
         events: events(truth, pred, span, opts),
+        camera: camera(&truth.frames, &pred.frames, &pairs),
     })
 }

@@ -48,6 +48,16 @@
 //! mean distance between the true ground point and the predicted `pitch` over the right
 //! predictions that have one.
 //!
+//! # Camera
+//! The camera each predicted frame says its pitch fields were mapped with (`camera`,
+//! `image_to_pitch`) against the truth camera, over the truth frames with `pitch_visible`: the
+//! pitch points every 5 m that the true camera sees in the image are mapped back through the
+//! predicted homography; a frame's error is their mean distance, metres. Reported: the share of
+//! those frames calibrated (a camera present), the mean and p95 over frames of the error, the
+//! share calibrated within 1 m (completeness × accuracy, as SoccerNet's calibration metric), the
+//! share of close-ups (`pitch_visible: false`) wrongly given a camera, and the share of `cut`
+//! frames left in `pixel` mode.
+//!
 //! # Events
 //! Per kind, a one-to-one matching of predicted to true events within
 //! [`EvalOptions::event_tolerance_s`] (default 1.0 s, inclusive) of `video_timestamp` vs
@@ -76,8 +86,8 @@ pub mod mot;
 
 pub use error::EvalError;
 pub use eval::{
-    BallMetrics, EvalOptions, EventMetrics, EventScore, FrameAlignment, FrameCounts, MATCH_IOU,
-    NotComparable, PlayerMetrics, Report, contract_kind_of_truth, evaluate,
+    BallMetrics, CameraMetrics, EvalOptions, EventMetrics, EventScore, FrameAlignment, FrameCounts,
+    MATCH_IOU, NotComparable, PlayerMetrics, Report, contract_kind_of_truth, evaluate,
     truth_pitch_to_contract,
 };
 pub use export::ExportOptions;

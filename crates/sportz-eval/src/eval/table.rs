@@ -204,6 +204,46 @@ impl Report {
                 e.truth_outside_span
             );
         }
+        let c = &self.camera;
+        let _ = writeln!(
+            out,
+            "\ncamera (predicted image_to_pitch against the truth camera, pitch grid every {} m)",
+            c.grid_step_m
+        );
+        let share = |v: Option<f64>, n: u64| {
+            v.map_or_else(|| "n/a".to_owned(), |v| format!("{:.1} % ({n})", v * 100.0))
+        };
+        let metres = |v: Option<f64>| v.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.2} m"));
+        out.push_str(&grid(&[
+            vec![
+                s("pitch-visible frames"),
+                s("calibrated"),
+                s("mean error"),
+                s("p95 error"),
+                format!("within {} m", c.accurate_within_m),
+            ],
+            vec![
+                s(c.pitch_visible_frames),
+                share(c.calibrated_share, c.calibrated_frames),
+                metres(c.mean_error_m),
+                metres(c.p95_error_m),
+                share(c.accurate_share, c.accurate_frames),
+            ],
+        ]));
+        out.push_str(&grid(&[
+            vec![
+                s("close-up frames"),
+                s("given a camera"),
+                s("cut frames"),
+                s("in pixel mode"),
+            ],
+            vec![
+                s(c.no_pitch_frames),
+                share(c.no_pitch_with_camera_share, c.no_pitch_with_camera),
+                s(c.cut_frames),
+                share(c.cut_pixel_mode_share, c.cut_frames_pixel_mode),
+            ],
+        ]));
         out
     }
 }
