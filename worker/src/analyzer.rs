@@ -38,6 +38,8 @@ pub struct Analysis {
     pub events: Vec<EventData>,
     /// Time spent in the detector, in ms.
     pub detect_ms: f64,
+    /// Why the frame has no camera (it is then in `pixel` mode); `None` with one.
+    pub camera_missing: Option<String>,
 }
 
 /// Turns frames into analyses, one session at a time, on its own thread.
@@ -91,6 +93,7 @@ impl Analyzer for PassThrough {
             },
             events: Vec::new(),
             detect_ms: 0.0,
+            camera_missing: None,
         })
     }
 }

@@ -15,6 +15,8 @@ pub struct SessionMetrics {
     pub dropped_frames: u64,
     pub events_emitted: u64,
     pub last_latency_ms: f64,
+    /// Why the last analysed frame had no camera.
+    pub camera_missing: Option<String>,
     device: String,
 }
 
@@ -50,6 +52,7 @@ impl SessionMetrics {
             dropped_frames: 0,
             events_emitted: 0,
             last_latency_ms: 0.0,
+            camera_missing: None,
             device,
         }
     }
@@ -82,6 +85,7 @@ impl SessionMetrics {
             events_emitted: self.events_emitted,
             device: self.device.clone(),
             gpu: None,
+            camera_missing: self.camera_missing.clone(),
         }
     }
 }

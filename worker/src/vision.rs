@@ -17,6 +17,7 @@ use sportz_contract::{EventData, MatchId};
 use sportz_inference::{Detector, DetectorOptions, InferenceError};
 use sportz_vision::RgbImage;
 use sportz_vision::ball::{BallConfig, BallTracker};
+use sportz_vision::camera::{CameraTracker, TrackerSettings};
 use sportz_vision::detect::{DecodeConfig, Detection, Detections};
 use sportz_vision::events::{EventConfig, EventEngine, EventFrame};
 use sportz_vision::frame::{EventIds, FrameMeta, build_frame, event_data, event_inputs};
@@ -226,8 +227,11 @@ pub struct VisionSettings {
     pub decode: DecodeConfig,
     pub tracker: TrackerConfig,
     pub ball: BallConfig,
-    /// `None` while uncalibrated (pitch fields are then null).
+    /// The clicked calibration, when the session has one: it seeds the per-frame camera (or, when
+    /// no broadcast camera explains it, is used as clicked on every frame).
     pub calibration: Option<Calibration>,
+    /// How the per-frame camera is followed and found.
+    pub camera: TrackerSettings,
     /// The player tracker; without it players carry per-frame ids and teams and events are off
     /// (both need stable tracks). The ball tracker always runs.
     pub tracking: bool,
@@ -279,6 +283,7 @@ impl VisionSettings {
             tracker,
             ball,
             calibration,
+            camera: TrackerSettings::default(),
             tracking: config.enable_tracking,
             teams: config.enable_tracking && config.enable_teams,
             events: config.enable_tracking && config.enable_events,
@@ -295,6 +300,9 @@ pub struct VisionAnalyzer {
     teams: TeamAssigner,
     engine: EventEngine,
     ids: EventIds,
+    camera: CameraTracker,
+    /// Why the last frame had no camera (logged when it changes).
+    camera_missing: Option<String>,
 }
 
 impl std::fmt::Debug for VisionAnalyzer {
@@ -317,8 +325,37 @@ impl VisionAnalyzer {
             teams: TeamAssigner::new(TeamConfig::default()),
             engine: EventEngine::new(EventConfig::default()),
             ids: EventIds::new(*match_id),
+            camera: CameraTracker::new(settings.camera.clone(), settings.calibration.as_ref()),
+            camera_missing: None,
             settings,
         }
+    }
+}
+
+impl VisionAnalyzer {
+    /// Logs when the frame's camera comes or goes, with the reason.
+    fn note_camera(&mut self, frame: u64, step: &sportz_vision::camera::CameraStep) {
+        if frame == 0
+            && let Some(check) = self.camera.manual_check()
+            && check.support() < 0.5
+        {
+            tracing::warn!(
+                on_lines = format!("{:.0} %", check.support() * 100.0),
+                rms_px = check.rms_px,
+                "the manual calibration contradicts the pitch lines of the first frame"
+            );
+        }
+        let missing = step.missing.as_ref().map(ToString::to_string);
+        match (&self.camera_missing, &missing, &step.estimate) {
+            (Some(_), None, Some(e)) | (None, None, Some(e))
+                if frame == 0 || self.camera_missing.is_some() =>
+            {
+                tracing::info!(frame, source = ?e.source, confidence = e.confidence, "camera found: pitch coordinates on");
+            }
+            (None, Some(why), _) => tracing::info!(frame, reason = %why, "no camera: pixel mode"),
+            _ => {}
+        }
+        self.camera_missing = missing;
     }
 }
 
@@ -326,10 +363,14 @@ impl Analyzer for VisionAnalyzer {
     fn analyze(&mut self, f: &VideoFrame) -> Result<Analysis, AnalyzerError> {
         let image = RgbImage::new(&f.rgb, f.width, f.height).map_err(AnalyzerError::Frame)?;
         let (detections, detect_ms) = self.detector.detect(&image, &self.settings.decode)?;
-        let s = &self.settings;
-        let calibration = s.calibration.as_ref();
-
         let people = detections.people();
+        let boxes: Vec<_> = people.iter().map(|d| d.bbox).collect();
+        let camera = self.camera.update(&image, &boxes);
+        self.note_camera(f.frame_number, &camera);
+        let s = &self.settings;
+        let estimate = camera.estimate.as_ref();
+        let calibration = estimate.map(|e| &e.calibration);
+
         let players: Vec<Detection> = if s.tracking {
             self.tracker.update(&people)
         } else {
@@ -377,7 +418,7 @@ impl Analyzer for VisionAnalyzer {
             height: f.height,
             latency_ms: 0.0, // set by the publisher
         };
-        let frame = build_frame(
+        let mut frame = build_frame(
             &meta,
             step.ball.as_ref(),
             self.ball.trail(),
@@ -385,10 +426,12 @@ impl Analyzer for VisionAnalyzer {
             teams,
             calibration,
         );
+        frame.camera = estimate.map(sportz_vision::camera::FrameCameraEstimate::to_contract);
         Ok(Analysis {
             frame,
             events,
             detect_ms,
+            camera_missing: self.camera_missing.clone(),
         })
     }
 }

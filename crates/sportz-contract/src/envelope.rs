@@ -192,6 +192,10 @@ pub struct MetricsData {
     /// `null` without an NVIDIA GPU.
     #[serde(deserialize_with = "required_nullable")]
     pub gpu: Option<GpuMetrics>,
+    /// Extra field: why the last frame had no camera (it was published in `pixel` mode), e.g.
+    /// a shot cut, a close-up, no pitch lines in view; absent while frames have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub camera_missing: Option<String>,
 }
 
 /// `error.data`: something went wrong; `code` is stable, `message` is for people.

@@ -207,8 +207,33 @@ fn wrong_types_and_values_are_named() {
 #[test]
 fn extra_fields_from_newer_producers_are_tolerated() {
     let mut v = fixture("frame.json");
-    v["data"]["camera"] = json!({"zoom": 1.2});
+    v["data"]["lens"] = json!({"zoom": 1.2});
     v["data"]["ball"]["height_m"] = json!(0.4);
     let env = Envelope::from_json(&v.to_string()).unwrap();
     assert_eq!(env.message_type(), MessageType::Frame);
+}
+
+#[test]
+fn a_frame_carries_its_own_camera_as_an_extra_field() {
+    let mut v = fixture("frame.json");
+    let h = [0.01, 0.002, -3.0, 0.0, 0.03, -5.0, 0.0, 0.0004, 1.0];
+    v["data"]["camera"] = json!({"image_to_pitch": h, "source": "tracked", "confidence": 0.9});
+    let env = Envelope::from_json(&v.to_string()).unwrap();
+    let Payload::Frame(f) = &env.payload else {
+        panic!("not a frame")
+    };
+    let cam = f.camera.as_ref().unwrap();
+    assert_eq!(cam.image_to_pitch, h);
+    assert_eq!(cam.source, sportz_contract::CameraSource::Tracked);
+    // and back out unchanged
+    let again: serde_json::Value = serde_json::from_str(&env.to_json()).unwrap();
+    assert_eq!(again["data"]["camera"]["source"], json!("tracked"));
+    // without it, the frame is byte-for-byte the seed's shape (no `camera` key)
+    let plain = Envelope::from_json(&fixture("frame.json").to_string()).unwrap();
+    assert!(!plain.to_json().contains("\"camera\""));
+    // a malformed camera says what was expected
+    v["data"]["camera"] = json!({"image_to_pitch": [1, 2, 3], "source": "tracked", "confidence": 1});
+    check_err(&v.to_string(), &["camera"]);
+    v["data"]["camera"] = json!({"image_to_pitch": h, "source": "guessed", "confidence": 1});
+    check_err(&v.to_string(), &["guessed"]);
 }

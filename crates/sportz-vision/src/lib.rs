@@ -15,6 +15,8 @@
 //! - [`track`]: the ByteTrack-class player tracker.
 //! - [`ball`]: the ball tracker (gating, coasting, trail, velocity).
 //! - [`pitch`]: the 105×68 pitch model, homography fitting (normalised DLT, RANSAC), mapping.
+//! - [`camera`]: the per-frame broadcast camera: white lines, frame-to-frame motion, cuts,
+//!   automatic initialisation, the tracker that chains them.
 //! - [`teams`]: shirt-colour clustering into two sides with outliers, voted per track.
 //! - [`events`]: the event engine (ball_lost, possession, pass, shot, ball_out, goal).
 //! - [`frame`]: adapters that build the contract's `FrameData` and `EventData`.
@@ -27,6 +29,7 @@
 
 pub mod assign;
 pub mod ball;
+pub mod camera;
 pub mod detect;
 pub mod events;
 pub mod frame;

@@ -16,6 +16,7 @@ mod homography;
 mod ransac;
 
 pub use calibration::{Calibration, PointPair, ReprojectionError};
+pub(crate) use homography::solve;
 pub use homography::{Homography, fit_dlt, fit_homography};
 pub use ransac::RansacConfig;
 

@@ -165,8 +165,7 @@ async fn publish_analysed(
     for e in analysis.events {
         publisher.send(Payload::Event(e), "an event").await;
     }
-    metrics
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .frame_done(Instant::now(), analysis.detect_ms, latency_ms, n_events);
+    let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner);
+    m.frame_done(Instant::now(), analysis.detect_ms, latency_ms, n_events);
+    m.camera_missing = analysis.camera_missing;
 }

@@ -125,6 +125,7 @@ pub(super) async fn typed_layer(bus: Arc<dyn Bus>) {
             events_emitted: 0,
             device: "cpu".into(),
             gpu: None,
+            camera_missing: None,
         }),
     };
     let before = bus.stream_len(keys::STATUS_UPDATES).await.unwrap();

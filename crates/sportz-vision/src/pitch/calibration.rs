@@ -97,6 +97,25 @@ impl Calibration {
         })
     }
 
+    /// The calibration of a known ground homography (pitch → pixels), e.g. a camera's: no pairs,
+    /// so no inliers and a zero reprojection error.
+    ///
+    /// # Errors
+    /// [`PitchError::Singular`]: the matrix has no inverse.
+    pub fn from_image_from_pitch(image_from_pitch: Homography) -> Result<Self, PitchError> {
+        Ok(Self {
+            pitch_from_image: image_from_pitch.inverse()?,
+            image_from_pitch,
+            error: ReprojectionError {
+                rms_m: 0.0,
+                max_m: 0.0,
+                rms_px: 0.0,
+                max_px: 0.0,
+            },
+            inliers: Vec::new(),
+        })
+    }
+
     /// [`Calibration::fit`] on the contract's pairs (a session's or a match's calibration) with
     /// the default RANSAC settings.
     pub fn fit_contract(pairs: &[sportz_contract::worker::PointPair]) -> Result<Self, PitchError> {

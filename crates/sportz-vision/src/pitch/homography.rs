@@ -239,7 +239,7 @@ fn similarity_inverse(t: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
 }
 
 /// Solves `a · x = b` by Gaussian elimination with partial pivoting; `None` when singular.
-fn solve<const N: usize>(mut a: [[f64; N]; N], mut b: [f64; N]) -> Option<[f64; N]> {
+pub(crate) fn solve<const N: usize>(mut a: [[f64; N]; N], mut b: [f64; N]) -> Option<[f64; N]> {
     for col in 0..N {
         let pivot = (col..N).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
         if a[pivot][col].abs() < 1e-300 {

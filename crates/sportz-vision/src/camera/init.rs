@@ -1,0 +1,321 @@
+//! Automatic initialisation: the camera from one frame, no clicks. A coarse search over broadcast
+//! cameras — positions in the World Cup 2014 range (`gt/wc14` camera statistics: 45–61 m along
+//! the pitch, 17–66 m behind the near touchline, 10–23 m up), every pan, tilt and zoom — scores
+//! each by how many projected model-line samples fall near white line pixels (a chamfer score on
+//! a quarter-resolution line mask), polishes the best few by a local search, then fits each to
+//! the lines at full resolution with the position freed ([`fit_to_lines`]) and keeps the best.
+
+use thiserror::Error;
+
+use super::broadcast::BroadcastCamera;
+use super::lines::{LineMask, LineTest, distance_to_lines};
+use super::model::LineSample;
+use super::refine::{LineFit, RefineConfig, fit_to_lines};
+use crate::{BBox, RgbImage};
+
+/// The search space and acceptance rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InitConfig {
+    /// Camera positions tried (pitch metres); the fit frees them afterwards.
+    pub positions: Vec<[f64; 3]>,
+    /// Pan range, degrees.
+    pub pan_deg: (f64, f64),
+    /// Tilt range (down), degrees.
+    pub tilt_deg: (f64, f64),
+    /// Horizontal field of view range, degrees.
+    pub fov_deg: (f64, f64),
+    /// Source pixels per mask cell.
+    pub mask_step: usize,
+    /// Candidates polished and fitted.
+    pub keep: usize,
+    /// A fit is accepted with at least this share of visible samples on lines…
+    pub min_support: f64,
+    /// …this many matched samples…
+    pub min_matched: usize,
+    /// …on at least this many distinct markings.
+    pub min_markings: usize,
+    /// The frame needs this share of grass.
+    pub min_grass: f64,
+    pub test: LineTest,
+}
+
+impl Default for InitConfig {
+    fn default() -> Self {
+        let mut positions = Vec::new();
+        // the WC14 mean and spread (camera statistics of `gt/wc14`)
+        for (behind, up) in [(25.0, 12.0), (45.0, 17.0), (62.0, 21.0), (35.0, 20.0)] {
+            positions.push([52.5, 68.0 + behind, up]);
+        }
+        Self {
+            positions,
+            pan_deg: (-55.0, 55.0),
+            tilt_deg: (3.0, 40.0),
+            fov_deg: (7.0, 52.0),
+            mask_step: 4,
+            keep: 24,
+            min_support: 0.7,
+            min_matched: 30,
+            min_markings: 3,
+            min_grass: 0.4,
+            test: LineTest::default(),
+        }
+    }
+}
+
+/// Why no camera was found in a frame.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum InitFailure {
+    #[error("{:.0} % of the frame is grass, expected at least {:.0} % to look for the pitch", .share * 100.0, .needed * 100.0)]
+    NoPitch { share: f64, needed: f64 },
+    #[error("{found} line pixels found, expected at least {needed} (no pitch markings in view)")]
+    NoLines { found: usize, needed: usize },
+    #[error(
+        "no camera puts the pitch model on the lines: best {matched} of {visible} samples on {markings} markings, expected ≥ {needed:.0} % on ≥ {min_markings} markings"
+    )]
+    NoFit {
+        matched: usize,
+        visible: usize,
+        markings: usize,
+        needed: f64,
+        min_markings: usize,
+    },
+}
+
+struct Chamfer<'a> {
+    mask: &'a LineMask,
+    dist: &'a [f32],
+    step: f64,
+}
+
+impl Chamfer<'_> {
+    /// good − 0.5·missed − 1·(on non-grass), with a soft "good" within `tau` cells.
+    fn score(&self, cam: &BroadcastCamera, samples: &[LineSample], tau: f32) -> f64 {
+        let m = cam.image_from_pitch_matrix();
+        let (w, h) = (self.mask.width as f64, self.mask.height as f64);
+        let mut s = 0.0_f64;
+        for smp in samples {
+            let (x, y) = (smp.pitch.x, smp.pitch.y);
+            let z = m[2][0] * x + m[2][1] * y + m[2][2];
+            if z < 0.5 {
+                continue;
+            }
+            let u = (m[0][0] * x + m[0][1] * y + m[0][2]) / z / self.step;
+            let v = (m[1][0] * x + m[1][1] * y + m[1][2]) / z / self.step;
+            if u < 0.0 || v < 0.0 || u >= w || v >= h {
+                continue;
+            }
+            let i = v as usize * self.mask.width + u as usize;
+            let d = self.dist[i];
+            if d < tau {
+                s += f64::from(1.0 - d / tau);
+            } else if self.mask.grass[i] {
+                s -= 0.5;
+            } else {
+                s -= 1.0;
+            }
+        }
+        s
+    }
+}
+
+fn camera(pos: [f64; 3], pan: f64, tilt: f64, fov: f64, w: u32, h: u32) -> BroadcastCamera {
+    BroadcastCamera {
+        position: pos,
+        pan: pan.to_radians(),
+        tilt: tilt.to_radians(),
+        roll: 0.0,
+        focal_px: f64::from(w) / 2.0 / (fov.to_radians() / 2.0).tan(),
+        width: w,
+        height: h,
+    }
+}
+
+/// Finds the camera of `img` from its lines alone; `boxes` (players) hide lines.
+///
+/// # Errors
+/// [`InitFailure`]: not enough grass, no line pixels, or no camera fits well enough.
+pub fn initialise(
+    img: &RgbImage<'_>,
+    boxes: &[BBox],
+    samples: &[LineSample],
+    coarse: &[LineSample],
+    cfg: &InitConfig,
+) -> Result<LineFit, InitFailure> {
+    let mask = LineMask::build(img, cfg.mask_step, 4.0, boxes, &cfg.test);
+    let share = mask.grass_share();
+    if share < cfg.min_grass {
+        return Err(InitFailure::NoPitch {
+            share,
+            needed: cfg.min_grass,
+        });
+    }
+    let lines = mask.line_count();
+    let needed = (mask.width * mask.height / 400).max(20);
+    if lines < needed {
+        return Err(InitFailure::NoLines {
+            found: lines,
+            needed,
+        });
+    }
+    let dist = distance_to_lines(&mask, 16.0);
+    let ch = Chamfer {
+        mask: &mask,
+        dist: &dist,
+        step: cfg.mask_step as f64,
+    };
+    let (w, h) = (img.width(), img.height());
+    let aspect = f64::from(h) / f64::from(w);
+    // coarse grid: steps of a fifth of the field of view
+    let mut cands: Vec<(f64, [f64; 3], f64, f64, f64)> = Vec::new();
+    for &pos in &cfg.positions {
+        let mut fov = cfg.fov_deg.0;
+        while fov <= cfg.fov_deg.1 {
+            let vfov = 2.0
+                * ((fov.to_radians() / 2.0).tan() * aspect)
+                    .atan()
+                    .to_degrees();
+            let (ps, ts) = (fov / 5.0, vfov / 5.0);
+            let mut pan = cfg.pan_deg.0;
+            while pan <= cfg.pan_deg.1 {
+                let mut tilt = cfg.tilt_deg.0;
+                while tilt <= cfg.tilt_deg.1 {
+                    let c = camera(pos, pan, tilt, fov, w, h);
+                    let s = ch.score(&c, coarse, 4.0);
+                    if s > 0.0 {
+                        cands.push((s, pos, pan, tilt, fov));
+                    }
+                    tilt += ts;
+                }
+                pan += ps;
+            }
+            fov *= 1.2;
+        }
+    }
+    cands.sort_by(|a, b| b.0.total_cmp(&a.0));
+    // the best few that are not neighbours of a better one
+    let mut picked: Vec<(f64, [f64; 3], f64, f64, f64)> = Vec::new();
+    for c in cands {
+        if picked.len() >= cfg.keep {
+            break;
+        }
+        let near = picked.iter().any(|p| {
+            p.1 == c.1
+                && (p.2 - c.2).abs() < c.4 / 4.0
+                && (p.3 - c.3).abs() < c.4 / 6.0
+                && (p.4 / c.4).ln().abs() < 0.25
+        });
+        if !near {
+            picked.push(c);
+        }
+    }
+    let refine = RefineConfig {
+        reach_px: [32.0, 12.0, 5.0],
+        iterations: 4,
+        free_position: true,
+        ..RefineConfig::default()
+    };
+    let mut best: Option<LineFit> = None;
+    for (_, pos, pan, tilt, fov) in picked {
+        let polished = polish(&ch, coarse, pos, pan, tilt, fov, w, h);
+        let held = fit_to_lines(
+            img,
+            &polished,
+            samples,
+            boxes,
+            &RefineConfig {
+                free_position: false,
+                ..refine
+            },
+        );
+        let free = fit_to_lines(img, &held.camera, samples, boxes, &refine);
+        // once more from there: the first pass's matches were taken from a rough camera
+        let again = fit_to_lines(img, &free.camera, samples, boxes, &refine);
+        let fit = [held, free, again]
+            .into_iter()
+            .filter(|f| f.camera.check().is_ok())
+            .max_by(|a, b| quality(a).total_cmp(&quality(b)))
+            .unwrap_or(held);
+        if best.as_ref().is_none_or(|b| quality(&fit) > quality(b)) {
+            best = Some(fit);
+        }
+    }
+    let Some(best) = best else {
+        return Err(InitFailure::NoFit {
+            matched: 0,
+            visible: 0,
+            markings: 0,
+            needed: cfg.min_support * 100.0,
+            min_markings: cfg.min_markings,
+        });
+    };
+    if best.support() >= cfg.min_support
+        && best.matched >= cfg.min_matched
+        && best.markings >= cfg.min_markings
+        && best.camera.check().is_ok()
+    {
+        Ok(best)
+    } else {
+        Err(InitFailure::NoFit {
+            matched: best.matched,
+            visible: best.visible,
+            markings: best.markings,
+            needed: cfg.min_support * 100.0,
+            min_markings: cfg.min_markings,
+        })
+    }
+}
+
+/// Matched samples weighted by the fourth power of the support: a view that puts every visible
+/// sample on a line beats a wider one that explains more lines but misses many (wrong wide
+/// views can match many pixels by chance; the true one misses almost none).
+fn quality(f: &LineFit) -> f64 {
+    f.matched as f64 * f.support().powi(4)
+}
+
+/// Local pattern search on the chamfer score around a coarse candidate (pan, tilt, zoom, roll).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the candidate's parts, kept flat for the grid"
+)]
+fn polish(
+    ch: &Chamfer<'_>,
+    samples: &[LineSample],
+    pos: [f64; 3],
+    pan: f64,
+    tilt: f64,
+    fov: f64,
+    w: u32,
+    h: u32,
+) -> BroadcastCamera {
+    let mut x = [pan, tilt, fov.ln(), 0.0];
+    let mut step = [fov / 10.0, fov / 16.0, 0.08, 1.0];
+    let eval = |x: &[f64; 4], tau: f32| {
+        let mut c = camera(pos, x[0], x[1], x[2].exp(), w, h);
+        c.roll = x[3].to_radians();
+        ch.score(&c, samples, tau)
+    };
+    for tau in [3.0_f32, 2.0, 1.5] {
+        let mut cur = eval(&x, tau);
+        for _ in 0..6 {
+            let mut moved = false;
+            for k in 0..4 {
+                for sgn in [-1.0, 1.0] {
+                    let mut y = x;
+                    y[k] += sgn * step[k];
+                    let s = eval(&y, tau);
+                    if s > cur {
+                        (x, cur, moved) = (y, s, true);
+                    }
+                }
+            }
+            if !moved {
+                for s in &mut step {
+                    *s *= 0.5;
+                }
+            }
+        }
+    }
+    let mut c = camera(pos, x[0], x[1], x[2].exp(), w, h);
+    c.roll = x[3].to_radians();
+    c
+}

@@ -1,0 +1,462 @@
+//! Frame-to-frame camera motion: corners on the pitch (grass around them, away from players),
+//! followed into the next frame by pyramidal Lucas–Kanade, and a RANSAC homography between the
+//! two frames. A camera that only turns and zooms moves every pixel by one homography, so the
+//! result chains onto the previous frame's ground homography.
+
+use crate::pitch::solve;
+use crate::rng::SplitMix64;
+use crate::{BBox, Point, RgbImage};
+
+use super::lines::is_grass;
+
+/// A grey image, f32, row-major.
+#[derive(Debug, Clone)]
+pub struct Gray {
+    pub width: usize,
+    pub height: usize,
+    pub data: Vec<f32>,
+}
+
+impl Gray {
+    fn get(&self, x: usize, y: usize) -> f32 {
+        self.data[y * self.width + x]
+    }
+
+    /// Bilinear sample; `None` outside.
+    fn sample(&self, x: f64, y: f64) -> Option<f32> {
+        if !(x >= 0.0 && y >= 0.0 && x < (self.width - 1) as f64 && y < (self.height - 1) as f64) {
+            return None;
+        }
+        // non-negative here, so truncation is the floor
+        let (x0, y0) = (x as usize, y as usize);
+        let (fx, fy) = ((x - x0 as f64) as f32, (y - y0 as f64) as f32);
+        let i = y0 * self.width + x0;
+        let d = &self.data;
+        let top = d[i] + (d[i + 1] - d[i]) * fx;
+        let bot = d[i + self.width] + (d[i + self.width + 1] - d[i + self.width]) * fx;
+        Some(top + (bot - top) * fy)
+    }
+
+    /// Half the size, 2×2 averages.
+    fn half(&self) -> Self {
+        let (w, h) = (self.width / 2, self.height / 2);
+        let mut data = Vec::with_capacity(w * h);
+        for y in 0..h {
+            for x in 0..w {
+                let s = self.get(2 * x, 2 * y)
+                    + self.get(2 * x + 1, 2 * y)
+                    + self.get(2 * x, 2 * y + 1)
+                    + self.get(2 * x + 1, 2 * y + 1);
+                data.push(s * 0.25);
+            }
+        }
+        Self {
+            width: w,
+            height: h,
+            data,
+        }
+    }
+}
+
+/// An image pyramid: level 0 is the frame at `1/scale`, each next level half the previous.
+#[derive(Debug, Clone)]
+pub struct Pyramid {
+    pub scale: usize,
+    pub levels: Vec<Gray>,
+    /// Grass mask of level 0.
+    pub grass: Vec<bool>,
+}
+
+impl Pyramid {
+    /// Grey levels of `img` at `1/scale` (box-averaged), `levels` deep.
+    #[must_use]
+    pub fn build(img: &RgbImage<'_>, scale: usize, levels: usize) -> Self {
+        let scale = scale.max(1);
+        let (w, h) = (img.width() as usize / scale, img.height() as usize / scale);
+        let mut data = Vec::with_capacity(w * h);
+        let mut grass = Vec::with_capacity(w * h);
+        let raw = img.data();
+        let stride = img.width() as usize * 3;
+        // integer luma (×1000) summed over each block, one division per output pixel
+        let norm = 1.0 / (1000 * scale * scale) as f32;
+        for y in 0..h {
+            let top = &raw[y * scale * stride..(y * scale + 1) * stride];
+            if scale == 2 {
+                let bot = &raw[(y * 2 + 1) * stride..(y * 2 + 2) * stride];
+                for (a, b) in top.chunks_exact(6).zip(bot.chunks_exact(6)).take(w) {
+                    let l = |p: &[u8]| {
+                        299 * u32::from(p[0]) + 587 * u32::from(p[1]) + 114 * u32::from(p[2])
+                    };
+                    let sum = l(&a[..3]) + l(&a[3..]) + l(&b[..3]) + l(&b[3..]);
+                    data.push(sum as f32 * norm);
+                    grass.push(is_grass([a[0], a[1], a[2]]));
+                }
+                continue;
+            }
+            for x in 0..w {
+                let mut sum = 0u32;
+                for dy in 0..scale {
+                    let row = &raw[(y * scale + dy) * stride..(y * scale + dy + 1) * stride];
+                    for px in row[x * scale * 3..(x + 1) * scale * 3].chunks_exact(3) {
+                        sum += 299 * u32::from(px[0])
+                            + 587 * u32::from(px[1])
+                            + 114 * u32::from(px[2]);
+                    }
+                }
+                data.push(sum as f32 * norm);
+                let i = x * scale * 3;
+                grass.push(is_grass([top[i], top[i + 1], top[i + 2]]));
+            }
+        }
+        let mut pyr = vec![Gray {
+            width: w,
+            height: h,
+            data,
+        }];
+        while pyr.len() < levels.max(1) {
+            let next = pyr[pyr.len() - 1].half();
+            if next.width < 16 || next.height < 16 {
+                break;
+            }
+            pyr.push(next);
+        }
+        Self {
+            scale,
+            levels: pyr,
+            grass,
+        }
+    }
+
+    fn grass_at(&self, x: usize, y: usize) -> bool {
+        let g = &self.levels[0];
+        x < g.width && y < g.height && self.grass[y * g.width + x]
+    }
+}
+
+/// Motion estimation settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MotionConfig {
+    /// Source pixels per level-0 pixel.
+    pub scale: usize,
+    pub levels: usize,
+    /// Feature grid (columns, rows): at most one corner per cell.
+    pub grid: (usize, usize),
+    /// Lucas–Kanade window half-size, level-0 pixels.
+    pub window: usize,
+    /// RANSAC inlier threshold, source pixels.
+    pub threshold_px: f64,
+    /// A corner needs this much structure (smaller eigenvalue of the gradient tensor).
+    pub min_eigen: f32,
+}
+
+impl Default for MotionConfig {
+    fn default() -> Self {
+        Self {
+            scale: 2,
+            levels: 4,
+            grid: (16, 9),
+            window: 3,
+            threshold_px: 2.0,
+            min_eigen: 3.0,
+        }
+    }
+}
+
+/// The homography from the previous frame's pixels to this frame's, with its support.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Motion {
+    /// Source pixels (previous frame) → source pixels (this frame), row-major.
+    pub h: [[f64; 3]; 3],
+    /// Corners followed into this frame.
+    pub tracked: usize,
+    /// Of those, the ones the homography explains.
+    pub inliers: usize,
+}
+
+/// Integral images of the gradient products Ix², IxIy, Iy² of a grey image: the structure
+/// tensor over any window in O(1).
+struct Structure {
+    w: usize,
+    sums: [Vec<f64>; 3],
+}
+
+impl Structure {
+    fn new(g: &Gray) -> Self {
+        let (w, h) = (g.width, g.height);
+        let stride = w + 1;
+        let mut sums = [
+            vec![0.0; stride * (h + 1)],
+            vec![0.0; stride * (h + 1)],
+            vec![0.0; stride * (h + 1)],
+        ];
+        for y in 0..h {
+            let mut row = [0.0_f64; 3];
+            for x in 0..w {
+                let (ix, iy) = if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
+                    (0.0, 0.0)
+                } else {
+                    (
+                        f64::from(g.get(x + 1, y) - g.get(x - 1, y)) * 0.5,
+                        f64::from(g.get(x, y + 1) - g.get(x, y - 1)) * 0.5,
+                    )
+                };
+                let v = [ix * ix, ix * iy, iy * iy];
+                for k in 0..3 {
+                    row[k] += v[k];
+                    sums[k][(y + 1) * stride + x + 1] = sums[k][y * stride + x + 1] + row[k];
+                }
+            }
+        }
+        Self { w: stride, sums }
+    }
+
+    /// The smaller eigenvalue of the structure tensor (mean over the window) around (x, y).
+    fn min_eigen(&self, x: usize, y: usize, r: usize) -> f32 {
+        let (x0, y0, x1, y1) = (x - r, y - r, x + r + 1, y + r + 1);
+        let s = |k: usize| {
+            let t = &self.sums[k];
+            t[y1 * self.w + x1] - t[y0 * self.w + x1] - t[y1 * self.w + x0] + t[y0 * self.w + x0]
+        };
+        let n = ((2 * r + 1) * (2 * r + 1)) as f64;
+        let (a, b, c) = (s(0) / n, s(1) / n, s(2) / n);
+        let tr = a + c;
+        let det = a * c - b * b;
+        (tr / 2.0 - (tr * tr / 4.0 - det).max(0.0).sqrt()) as f32
+    }
+}
+
+/// Corners of level 0, one per grid cell, on grass and outside `exclude` (source pixels).
+#[must_use]
+pub fn corners(p: &Pyramid, exclude: &[BBox], cfg: &MotionConfig) -> Vec<Point> {
+    // chosen on level 1 (a quarter of the pixels), returned in level-0 pixels
+    let Some(g) = p.levels.get(1) else {
+        return Vec::new();
+    };
+    let r = cfg.window.div_ceil(2).max(1);
+    let margin = r + 2;
+    if g.width <= 2 * margin || g.height <= 2 * margin {
+        return Vec::new();
+    }
+    let st = Structure::new(g);
+    let (gx, gy) = (cfg.grid.0.max(1), cfg.grid.1.max(1));
+    let (cw, ch) = ((g.width - 2 * margin) / gx, (g.height - 2 * margin) / gy);
+    let s = p.scale as f32;
+    let mut out = Vec::new();
+    for j in 0..gy {
+        for i in 0..gx {
+            let mut best = (cfg.min_eigen, None);
+            let mut y = margin + j * ch;
+            while y < margin + (j + 1) * ch {
+                let mut x = margin + i * cw;
+                while x < margin + (i + 1) * cw {
+                    let e = st.min_eigen(x, y, r);
+                    if e > best.0 {
+                        let (fx, fy) = (x as f32 * 2.0 * s, y as f32 * 2.0 * s);
+                        let near_player = exclude.iter().any(|b| {
+                            fx >= b.x1 - 4.0
+                                && fx <= b.x2 + 4.0
+                                && fy >= b.y1 - 4.0
+                                && fy <= b.y2 + 4.0
+                        });
+                        // grass on all four corners of the window: not a broadcast graphic
+                        let (x0, y0, d) = (2 * x, 2 * y, 2 * r);
+                        let on_pitch = p.grass_at(x0 - d, y0 - d)
+                            && p.grass_at(x0 + d, y0 - d)
+                            && p.grass_at(x0 - d, y0 + d)
+                            && p.grass_at(x0 + d, y0 + d);
+                        if on_pitch && !near_player {
+                            best = (e, Some((x, y)));
+                        }
+                    }
+                    x += 1;
+                }
+                y += 1;
+            }
+            if let (_, Some((x, y))) = best {
+                out.push(Point::new(2.0 * x as f64 + 0.5, 2.0 * y as f64 + 0.5));
+            }
+        }
+    }
+    out
+}
+
+/// Pyramidal Lucas–Kanade: where `pt` (level-0 pixels of `a`) is in `b`; `None` when lost.
+fn track_point(a: &Pyramid, b: &Pyramid, pt: Point, r: usize) -> Option<Point> {
+    let levels = a.levels.len().min(b.levels.len());
+    let mut guess = (0.0_f64, 0.0_f64);
+    let ri = r as i32;
+    for l in (0..levels).rev() {
+        let (ga, gb) = (&a.levels[l], &b.levels[l]);
+        let k = f64::from(1u32 << l);
+        let (px, py) = (pt.x / k, pt.y / k);
+        // gradients of the template once per level
+        let mut tmpl = Vec::with_capacity((2 * r + 1) * (2 * r + 1));
+        let (mut sxx, mut sxy, mut syy) = (0.0_f64, 0.0_f64, 0.0_f64);
+        for dy in -ri..=ri {
+            for dx in -ri..=ri {
+                let (x, y) = (px + f64::from(dx), py + f64::from(dy));
+                let (Some(c), Some(xl), Some(xr), Some(yu), Some(yd)) = (
+                    ga.sample(x, y),
+                    ga.sample(x - 1.0, y),
+                    ga.sample(x + 1.0, y),
+                    ga.sample(x, y - 1.0),
+                    ga.sample(x, y + 1.0),
+                ) else {
+                    return None;
+                };
+                let ix = f64::from(xr - xl) * 0.5;
+                let iy = f64::from(yd - yu) * 0.5;
+                sxx += ix * ix;
+                sxy += ix * iy;
+                syy += iy * iy;
+                tmpl.push((f64::from(dx), f64::from(dy), f64::from(c), ix, iy));
+            }
+        }
+        let det = sxx * syy - sxy * sxy;
+        if det.abs() < 1e-6 {
+            return None;
+        }
+        let mut d = guess;
+        for _ in 0..6 {
+            let (mut bx, mut by) = (0.0, 0.0);
+            for &(dx, dy, c, ix, iy) in &tmpl {
+                let v = gb.sample(px + d.0 + dx, py + d.1 + dy)?;
+                let e = f64::from(v) - c;
+                bx += e * ix;
+                by += e * iy;
+            }
+            let ux = -(syy * bx - sxy * by) / det;
+            let uy = -(sxx * by - sxy * bx) / det;
+            d = (d.0 + ux, d.1 + uy);
+            if ux * ux + uy * uy < 1e-4 {
+                break;
+            }
+        }
+        guess = if l > 0 { (d.0 * 2.0, d.1 * 2.0) } else { d };
+    }
+    Some(Point::new(pt.x + guess.0, pt.y + guess.1))
+}
+
+/// The homography through four point pairs exactly (h₃₃ = 1); `None` when degenerate.
+fn four_point(src: &[Point; 4], dst: &[Point; 4]) -> Option<[[f64; 3]; 3]> {
+    let mut a = [[0.0; 8]; 8];
+    let mut b = [0.0; 8];
+    for i in 0..4 {
+        let (x, y, u, v) = (src[i].x, src[i].y, dst[i].x, dst[i].y);
+        a[2 * i] = [x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y];
+        b[2 * i] = u;
+        a[2 * i + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y];
+        b[2 * i + 1] = v;
+    }
+    let h = solve(a, b)?;
+    Some([[h[0], h[1], h[2]], [h[3], h[4], h[5]], [h[6], h[7], 1.0]])
+}
+
+fn map(h: &[[f64; 3]; 3], p: Point) -> Option<Point> {
+    let w = h[2][0] * p.x + h[2][1] * p.y + h[2][2];
+    if w.abs() < 1e-12 {
+        return None;
+    }
+    Some(Point::new(
+        (h[0][0] * p.x + h[0][1] * p.y + h[0][2]) / w,
+        (h[1][0] * p.x + h[1][1] * p.y + h[1][2]) / w,
+    ))
+}
+
+/// RANSAC homography from `src` to `dst` (seeded, adaptive iteration count), refitted by least
+/// squares on the inliers; `None` with fewer than 8 pairs or no consensus.
+#[must_use]
+pub fn ransac_homography(
+    src: &[Point],
+    dst: &[Point],
+    threshold: f64,
+    seed: u64,
+) -> Option<([[f64; 3]; 3], Vec<usize>)> {
+    let n = src.len();
+    if n < 8 {
+        return None;
+    }
+    let mut rng = SplitMix64::new(seed);
+    let mut best: Vec<usize> = Vec::new();
+    let mut needed = 200usize;
+    let mut it = 0;
+    while it < needed.min(400) {
+        it += 1;
+        let idx: [usize; 4] = std::array::from_fn(|_| rng.below(n));
+        if (0..4).any(|i| (i + 1..4).any(|j| idx[i] == idx[j])) {
+            continue;
+        }
+        let Some(h) = four_point(&idx.map(|i| src[i]), &idx.map(|i| dst[i])) else {
+            continue;
+        };
+        let inl: Vec<usize> = (0..n)
+            .filter(|&i| map(&h, src[i]).is_some_and(|q| q.distance(&dst[i]) <= threshold))
+            .collect();
+        if inl.len() > best.len() {
+            best = inl;
+            let w = best.len() as f64 / n as f64;
+            let p_fail = (1.0 - w.powi(4)).max(1e-12);
+            needed = ((0.01_f64).ln() / p_fail.ln()).ceil().max(8.0) as usize;
+        }
+    }
+    if best.len() < 8 {
+        return None;
+    }
+    let s: Vec<Point> = best.iter().map(|&i| src[i]).collect();
+    let d: Vec<Point> = best.iter().map(|&i| dst[i]).collect();
+    let h = crate::pitch::fit_dlt(&s, &d).ok()?.matrix();
+    Some((h, best))
+}
+
+/// Follows the camera from frame to frame; keeps the previous frame's pyramid.
+#[derive(Debug, Clone, Default)]
+pub struct MotionTracker {
+    cfg: MotionConfig,
+    prev: Option<(Pyramid, Vec<BBox>)>,
+    frames: u64,
+}
+
+impl MotionTracker {
+    #[must_use]
+    pub fn new(cfg: MotionConfig) -> Self {
+        Self {
+            cfg,
+            prev: None,
+            frames: 0,
+        }
+    }
+
+    /// Forgets the previous frame (after a cut).
+    pub fn reset(&mut self) {
+        self.prev = None;
+    }
+
+    /// The motion from the previous frame to `img`; `None` on the first frame or when too few
+    /// corners could be followed. `boxes` (players, source pixels) are kept out of the corners.
+    pub fn update(&mut self, img: &RgbImage<'_>, boxes: &[BBox]) -> Option<Motion> {
+        let cur = Pyramid::build(img, self.cfg.scale, self.cfg.levels);
+        self.frames += 1;
+        let out = self.prev.as_ref().and_then(|(prev, prev_boxes)| {
+            let pts = corners(prev, prev_boxes, &self.cfg);
+            let mut src = Vec::with_capacity(pts.len());
+            let mut dst = Vec::with_capacity(pts.len());
+            let s = self.cfg.scale as f64;
+            for p in pts {
+                if let Some(q) = track_point(prev, &cur, p, self.cfg.window) {
+                    // level-0 index coordinates → source pixel coordinates (centres at +0.5)
+                    src.push(Point::new((p.x + 0.5) * s, (p.y + 0.5) * s));
+                    dst.push(Point::new((q.x + 0.5) * s, (q.y + 0.5) * s));
+                }
+            }
+            let tracked = src.len();
+            let (h, inl) = ransac_homography(&src, &dst, self.cfg.threshold_px, self.frames)?;
+            Some(Motion {
+                h,
+                tracked,
+                inliers: inl.len(),
+            })
+        });
+        self.prev = Some((cur, boxes.to_vec()));
+        out
+    }
+}

@@ -1,0 +1,434 @@
+//! [`CameraTracker`]: the per-frame camera of a video. Each frame: look for a shot cut; follow the
+//! camera from the previous frame (frame-to-frame motion chained onto its homography, turned back
+//! into a physical camera); correct it against the frame's white lines; refuse it when the lines
+//! stop agreeing for too long. Without a camera (first frames, after a cut, close-ups, crowd
+//! shots) it re-initialises from the lines alone every few frames and says why it has none.
+
+use sportz_contract::CameraSource;
+
+use super::broadcast::BroadcastCamera;
+use super::cut::CutDetector;
+use super::init::{InitConfig, InitFailure, initialise};
+use super::model::{LineSample, samples};
+use super::motion::{MotionConfig, MotionTracker};
+use super::refine::{LineFit, RefineConfig, fit_to_lines, fit_to_points};
+use crate::pitch::{Calibration, Homography};
+use crate::{BBox, Point, RgbImage};
+
+/// How the tracker decides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrackerSettings {
+    pub motion: MotionConfig,
+    pub refine: RefineConfig,
+    pub init: InitConfig,
+    /// A line fit is used when at least this share of visible samples sit on lines…
+    pub min_support: f64,
+    /// …on at least this many markings.
+    pub min_markings: usize,
+    /// Frames followed on motion alone (lines not agreeing) before the camera is dropped.
+    pub max_unconfirmed: u32,
+    /// While lost, initialisation is tried every this many frames.
+    pub retry_every: u64,
+}
+
+impl Default for TrackerSettings {
+    fn default() -> Self {
+        Self {
+            motion: MotionConfig::default(),
+            refine: RefineConfig::default(),
+            init: InitConfig::default(),
+            min_support: 0.35,
+            min_markings: 2,
+            max_unconfirmed: 25,
+            retry_every: 5,
+        }
+    }
+}
+
+/// The camera of one frame, as the rest of the pipeline uses it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameCameraEstimate {
+    /// The physical camera (for a manual calibration that is no broadcast camera, the nearest).
+    pub camera: Option<BroadcastCamera>,
+    /// Pixels ↔ pitch.
+    pub calibration: Calibration,
+    pub source: CameraSource,
+    /// 0..1: the share of visible model-line samples on white lines (1 for a static manual
+    /// calibration).
+    pub confidence: f64,
+}
+
+impl FrameCameraEstimate {
+    /// The contract's `frame.data.camera`.
+    #[must_use]
+    pub fn to_contract(&self) -> sportz_contract::FrameCamera {
+        let m = self.calibration.pitch_from_image.matrix();
+        sportz_contract::FrameCamera {
+            image_to_pitch: [
+                m[0][0], m[0][1], m[0][2], m[1][0], m[1][1], m[1][2], m[2][0], m[2][1], m[2][2],
+            ],
+            source: self.source,
+            confidence: self.confidence,
+        }
+    }
+}
+
+/// Why a frame has no camera.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoCamera {
+    /// A new shot started this frame.
+    Cut,
+    /// Initialisation ran and found nothing.
+    Init(InitFailure),
+    /// The lines stopped agreeing with the followed camera.
+    LostLines { frames: u32 },
+    /// Waiting for the next initialisation attempt (the last one's reason).
+    Waiting(String),
+}
+
+impl std::fmt::Display for NoCamera {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Cut => f.write_str("shot cut: camera dropped, re-acquiring"),
+            Self::Init(e) => write!(f, "{e}"),
+            Self::LostLines { frames } => write!(
+                f,
+                "the pitch lines disagreed with the followed camera for {frames} frames: camera dropped"
+            ),
+            Self::Waiting(why) => write!(f, "no camera yet: {why}"),
+        }
+    }
+}
+
+/// One frame's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CameraStep {
+    pub estimate: Option<FrameCameraEstimate>,
+    /// Why `estimate` is `None`.
+    pub missing: Option<NoCamera>,
+    /// Whether a cut was detected on this frame.
+    pub cut: bool,
+}
+
+#[derive(Debug, Clone)]
+enum State {
+    Lost {
+        last_try: Option<u64>,
+        why: String,
+    },
+    Tracking {
+        camera: BroadcastCamera,
+        unconfirmed: u32,
+        manual: bool,
+    },
+    /// A manual calibration that no broadcast camera explains: used as clicked on every frame.
+    Static(Calibration),
+}
+
+/// Follows the camera of one video, frame by frame.
+#[derive(Debug, Clone)]
+pub struct CameraTracker {
+    settings: TrackerSettings,
+    samples: Vec<LineSample>,
+    coarse: Vec<LineSample>,
+    motion: MotionTracker,
+    cuts: CutDetector,
+    state: State,
+    frame: u64,
+    /// How the manual calibration (if any) agreed with the first frame's lines.
+    manual_check: Option<LineFit>,
+}
+
+fn calibration_of(camera: &BroadcastCamera) -> Option<Calibration> {
+    Calibration::from_image_from_pitch(camera.image_from_pitch().ok()?).ok()
+}
+
+impl CameraTracker {
+    /// A tracker seeded by a manual calibration when given (else it initialises automatically).
+    #[must_use]
+    pub fn new(settings: TrackerSettings, manual: Option<&Calibration>) -> Self {
+        let state = match manual {
+            None => State::Lost {
+                last_try: None,
+                why: "not initialised yet".to_owned(),
+            },
+            Some(cal) => State::Static(cal.clone()),
+        };
+        Self {
+            motion: MotionTracker::new(settings.motion),
+            samples: samples(1.0),
+            coarse: samples(2.0),
+            settings,
+            cuts: CutDetector::default(),
+            state,
+            frame: 0,
+            manual_check: None,
+        }
+    }
+
+    /// How the manual calibration sat on the first frame's lines (its support and RMS distance),
+    /// once a frame has been seen; `None` without one.
+    #[must_use]
+    pub fn manual_check(&self) -> Option<&LineFit> {
+        self.manual_check.as_ref()
+    }
+
+    /// The camera for `img` (`boxes`: players, whose pixels hide lines and move on their own).
+    pub fn update(&mut self, img: &RgbImage<'_>, boxes: &[BBox]) -> CameraStep {
+        let n = self.frame;
+        self.frame += 1;
+        let (cut, _) = self.cuts.update(img);
+        let motion = self.motion.update(img, boxes);
+        let (w, h) = (img.width(), img.height());
+        // a manual calibration seeds the tracker on the first frame when it is a broadcast camera
+        if let State::Static(cal) = &self.state
+            && n == 0
+        {
+            let seed = BroadcastCamera::from_homography(&cal.image_from_pitch.matrix(), w, h)
+                .ok()
+                .filter(|c| c.check().is_ok());
+            if let Some(c) = seed {
+                let check = fit_to_lines(
+                    img,
+                    &c,
+                    &self.samples,
+                    boxes,
+                    &RefineConfig {
+                        reach_px: [3.0, 3.0, 3.0],
+                        iterations: 0,
+                        ..self.settings.refine
+                    },
+                );
+                self.manual_check = Some(check);
+                self.state = State::Tracking {
+                    camera: c,
+                    unconfirmed: 0,
+                    manual: true,
+                };
+            }
+        }
+        if let State::Static(cal) = &self.state {
+            return CameraStep {
+                estimate: Some(FrameCameraEstimate {
+                    camera: None,
+                    calibration: cal.clone(),
+                    source: CameraSource::Manual,
+                    confidence: 1.0,
+                }),
+                missing: None,
+                cut,
+            };
+        }
+        if cut {
+            self.state = State::Lost {
+                last_try: None,
+                why: NoCamera::Cut.to_string(),
+            };
+        }
+        match self.state.clone() {
+            State::Tracking {
+                camera,
+                unconfirmed,
+                manual,
+            } => self.follow(
+                img,
+                boxes,
+                camera,
+                unconfirmed,
+                manual,
+                motion.as_ref(),
+                cut,
+            ),
+            State::Lost { last_try, why } => self.acquire(img, boxes, n, last_try, &why, cut),
+            State::Static(_) => unreachable!("handled above"),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments, reason = "one frame's state, passed flat")]
+    fn follow(
+        &mut self,
+        img: &RgbImage<'_>,
+        boxes: &[BBox],
+        camera: BroadcastCamera,
+        unconfirmed: u32,
+        manual: bool,
+        motion: Option<&super::motion::Motion>,
+        cut: bool,
+    ) -> CameraStep {
+        let predicted = match motion {
+            Some(m) if m.inliers >= 12 => chain(&camera, &m.h).unwrap_or(camera),
+            _ => camera,
+        };
+        let fit = fit_to_lines(img, &predicted, &self.samples, boxes, &self.settings.refine);
+        let s = &self.settings;
+        let confirmed = fit.support() >= s.min_support
+            && fit.markings >= s.min_markings
+            && fit.camera.check().is_ok();
+        let motion_ok = motion.is_some_and(|m| m.inliers >= 12 && 2 * m.inliers >= m.tracked);
+        if !confirmed && !motion_ok {
+            // neither the picture's motion nor its lines continue the shot: a cut the colours
+            // did not show (another camera on the same pitch)
+            return self.acquire(
+                img,
+                boxes,
+                self.frame - 1,
+                None,
+                &NoCamera::Cut.to_string(),
+                true,
+            );
+        }
+        let (cam, unconfirmed, confidence) = if confirmed {
+            (fit.camera, 0, fit.support())
+        } else {
+            (predicted, unconfirmed + 1, fit.support())
+        };
+        if unconfirmed > s.max_unconfirmed || cam.check().is_err() {
+            let why = NoCamera::LostLines {
+                frames: unconfirmed,
+            };
+            self.state = State::Lost {
+                last_try: None,
+                why: why.to_string(),
+            };
+            return CameraStep {
+                estimate: None,
+                missing: Some(why),
+                cut,
+            };
+        }
+        // a manual seed stays "manual" until the camera has moved
+        let still_manual = manual && motion.is_none_or(|m| moved_px(&m.h, img) < 0.5);
+        self.state = State::Tracking {
+            camera: cam,
+            unconfirmed,
+            manual: still_manual,
+        };
+        let Some(calibration) = calibration_of(&cam) else {
+            return CameraStep {
+                estimate: None,
+                missing: Some(NoCamera::LostLines { frames: 0 }),
+                cut,
+            };
+        };
+        CameraStep {
+            estimate: Some(FrameCameraEstimate {
+                camera: Some(cam),
+                calibration,
+                source: if still_manual {
+                    CameraSource::Manual
+                } else {
+                    CameraSource::Tracked
+                },
+                confidence,
+            }),
+            missing: None,
+            cut,
+        }
+    }
+
+    fn acquire(
+        &mut self,
+        img: &RgbImage<'_>,
+        boxes: &[BBox],
+        n: u64,
+        last_try: Option<u64>,
+        why: &str,
+        cut: bool,
+    ) -> CameraStep {
+        let due = last_try.is_none_or(|t| n >= t + self.settings.retry_every);
+        if !due {
+            return CameraStep {
+                estimate: None,
+                missing: Some(if cut {
+                    NoCamera::Cut
+                } else {
+                    NoCamera::Waiting(why.to_owned())
+                }),
+                cut,
+            };
+        }
+        match initialise(img, boxes, &self.samples, &self.coarse, &self.settings.init) {
+            Ok(fit) => {
+                let Some(calibration) = calibration_of(&fit.camera) else {
+                    return CameraStep {
+                        estimate: None,
+                        missing: Some(NoCamera::Waiting("singular camera".to_owned())),
+                        cut,
+                    };
+                };
+                self.state = State::Tracking {
+                    camera: fit.camera,
+                    unconfirmed: 0,
+                    manual: false,
+                };
+                CameraStep {
+                    estimate: Some(FrameCameraEstimate {
+                        camera: Some(fit.camera),
+                        calibration,
+                        source: CameraSource::Auto,
+                        confidence: fit.support(),
+                    }),
+                    missing: None,
+                    cut,
+                }
+            }
+            Err(e) => {
+                self.state = State::Lost {
+                    last_try: Some(n),
+                    why: e.to_string(),
+                };
+                CameraStep {
+                    estimate: None,
+                    missing: Some(NoCamera::Init(e)),
+                    cut,
+                }
+            }
+        }
+    }
+}
+
+/// How far (pixels) the motion moves the image corners, at most.
+fn moved_px(h: &[[f64; 3]; 3], img: &RgbImage<'_>) -> f64 {
+    let (w, ht) = (f64::from(img.width()), f64::from(img.height()));
+    let Ok(hm) = Homography::from_matrix(*h) else {
+        return f64::INFINITY;
+    };
+    [(0.0, 0.0), (w, 0.0), (0.0, ht), (w, ht)]
+        .iter()
+        .map(|&(x, y)| {
+            hm.apply(Point::new(x, y))
+                .map_or(f64::INFINITY, |q| q.distance(&Point::new(x, y)))
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The camera after the image moved by `motion` (previous pixels → current pixels): the chained
+/// homography's view of a grid of visible pitch points, fitted with the camera's position held.
+fn chain(camera: &BroadcastCamera, motion: &[[f64; 3]; 3]) -> Option<BroadcastCamera> {
+    let before = camera.image_from_pitch().ok()?;
+    let m = Homography::from_matrix(*motion).ok()?;
+    let (w, h) = (f64::from(camera.width), f64::from(camera.height));
+    let mut pitch = Vec::new();
+    let mut pixels = Vec::new();
+    let inv = before.inverse().ok()?;
+    // pitch points under a 5×4 grid of the previous image
+    for j in 0..4 {
+        for i in 0..5 {
+            let px = Point::new(
+                (f64::from(i) + 0.5) * w / 5.0,
+                (f64::from(j) + 0.5) * h / 4.0,
+            );
+            if !camera.ray_hits_ground(px) {
+                continue;
+            }
+            let Some(p) = inv.apply(px) else { continue };
+            let Some(q) = m.apply(px) else { continue };
+            pitch.push(p);
+            pixels.push(q);
+        }
+    }
+    if pitch.len() < 4 {
+        return None;
+    }
+    Some(fit_to_points(camera, &pitch, &pixels, 4))
+}
