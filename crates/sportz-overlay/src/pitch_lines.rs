@@ -222,7 +222,11 @@ fn clip_run(run: &[[f64; 2]], bounds: [f64; 2], out: &mut Vec<Polyline>) {
         match clip_segment(s[0], s[1], bounds) {
             Some((a, b)) => {
                 let a32 = to32(a);
-                if cur.last() != Some(&a32) {
+                // consecutive segments share their point, up to rounding in the clip
+                let joined = cur.last().is_some_and(|l| {
+                    (l[0] - a32[0]).abs() <= 1e-3 && (l[1] - a32[1]).abs() <= 1e-3
+                });
+                if !joined {
                     if cur.len() > 1 {
                         out.push(std::mem::take(&mut cur));
                     }
