@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use sportz_contract::worker::SessionConfig;
 use sportz_contract::{FrameData, MatchId, TeamSide};
-use sportz_overlay::{BoxMark, Mark, Radar, RadarDot, Rgba, Scene, VideoImage};
+use sportz_overlay::{
+    BoxMark, Mark, Radar, RadarDot, Rgba, Scene, VideoImage, project_pitch_lines,
+};
 use sportz_worker::source::VideoFrame;
 use sportz_worker::{Analysis, Analyzer, AnalyzerError, AnalyzerFactory};
 
@@ -24,11 +26,16 @@ fn team_colour(team: Option<TeamSide>) -> Rgba {
     }
 }
 
-/// The overlay scene of one contract frame, over its video frame when there is one.
+/// The overlay scene of one contract frame, over its video frame when there is one; with the
+/// pitch model's lines projected through the frame's camera when it has one (pixel mode has
+/// none), which the scene's `show_pitch_lines` can turn off.
 #[must_use]
 pub fn scene_from_frame(frame: &FrameData, video: Option<VideoImage>) -> Scene {
     let mut s = Scene::new(frame.width, frame.height);
     s.video = video;
+    if let Some(camera) = &frame.camera {
+        s.pitch_lines = project_pitch_lines(&camera.image_to_pitch, (frame.width, frame.height));
+    }
     s.boxes = frame
         .players
         .iter()
@@ -188,7 +195,9 @@ impl Latest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sportz_contract::{CoordinateMode, ObjectClass, PitchPoint, Player};
+    use sportz_contract::{
+        CameraSource, CoordinateMode, FrameCamera, ObjectClass, PitchPoint, Player,
+    };
 
     fn frame() -> FrameData {
         FrameData {
@@ -240,5 +249,30 @@ mod tests {
         let mut f = frame();
         f.players.iter_mut().for_each(|p| p.pitch = None);
         assert!(scene_from_frame(&f, None).radar.is_none());
+    }
+
+    #[test]
+    fn a_frame_with_a_camera_gets_its_pitch_lines_and_one_without_none() {
+        assert!(scene_from_frame(&frame(), None).pitch_lines.is_empty());
+        let mut f = frame();
+        // a camera looking straight down: pixel = 10 × metres + (115, 20)
+        f.camera = Some(FrameCamera {
+            image_to_pitch: [0.1, 0.0, -11.5, 0.0, 0.1, -2.0, 0.0, 0.0, 1.0],
+            source: CameraSource::Auto,
+            confidence: 0.8,
+        });
+        let s = scene_from_frame(&f, None);
+        assert!(s.show_pitch_lines);
+        let points: Vec<[f32; 2]> = s.pitch_lines.iter().flatten().copied().collect();
+        assert!(!points.is_empty());
+        // the halfway line at x = 640, the goal lines at 115 and 1165
+        for x in [640.0, 115.0, 1165.0] {
+            assert!(points.iter().any(|p| (p[0] - x).abs() < 1e-3), "x = {x}");
+        }
+        assert!(
+            points
+                .iter()
+                .all(|p| (0.0..=1280.0).contains(&p[0]) && (0.0..=720.0).contains(&p[1]))
+        );
     }
 }
