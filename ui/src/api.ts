@@ -2,7 +2,6 @@
 // body `{error: {code, message, fields?}}` into an ApiError the forms show beside their fields.
 
 import type {
-  AutoCalibrationWire,
   Calibration,
   CalibrationPair,
   CommentaryDto,
@@ -71,10 +70,8 @@ async function requestOnce<T>(method: string, path: string, body?: unknown): Pro
     /* not JSON */
   }
   if (!res.ok) {
-    // `{error: {code, message, fields?}}`, or `{error: "message"}`
-    const raw = (json as { error?: string | { code?: string; message?: string; fields?: Record<string, string> } })
+    const err = (json as { error?: { code?: string; message?: string; fields?: Record<string, string> } })
       ?.error;
-    const err = typeof raw === 'string' ? { message: raw, code: undefined, fields: undefined } : raw;
     const retry = res.headers.get('Retry-After');
     throw new ApiError(
       res.status,
@@ -140,14 +137,6 @@ export const api = {
     request<{ data: Calibration }>('GET', `/matches/${id}/calibration`).then((r) => r.data),
   putCalibration: (id: string, pairs: CalibrationPair[]) =>
     request<{ data: Calibration }>('PUT', `/matches/${id}/calibration`, { pairs }).then((r) => r.data),
-  /**
-   * Finds the pitch in the still at `t` s without clicks: the camera (image → pitch homography),
-   * its confidence and the landmark pairs it implies. A 422 (no pitch found) rejects as an ApiError.
-   */
-  autoCalibration: (id: string, t: number) =>
-    request<AutoCalibrationWire | { data: AutoCalibrationWire }>('POST', `/matches/${id}/calibration/auto`, { t }).then(
-      (r) => ('data' in r && r.data && typeof r.data === 'object' ? r.data : r) as AutoCalibrationWire,
-    ),
   /** The still as an object URL (fetched with the token, which an <img src> could not send). */
   stillObjectUrl: async (id: string, t: number): Promise<string> => {
     const token = authToken();

@@ -154,17 +154,3 @@ export type StreamMessage =
 
 export interface CalibrationPair { pixel: PixelPoint; pitch: PitchPoint }
 export interface Calibration { pairs: CalibrationPair[]; reprojectionErrorPx: number | null }
-/**
- * `POST /matches/{id}/calibration/auto` → 200: the camera found in the still without clicks.
- * `image_to_pitch` is a row-major 3×3 taking still pixels (x, y, 1) to pitch metres; `pairs`
- * (4–8) are landmarks it implies, in the pixels of a `width × height` still. camelCase
- * (`imageToPitch`) is accepted too.
- */
-export interface AutoCalibrationWire {
-  image_to_pitch?: number[];
-  imageToPitch?: number[];
-  confidence: number;
-  pairs: CalibrationPair[];
-  width: number;
-  height: number;
-}
