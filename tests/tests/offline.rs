@@ -108,6 +108,60 @@ fn synth_track_eval_with_the_built_in_detector() {
     assert!(recall > 0.5, "ball recall {recall}: {json}");
 }
 
+/// Issue 15: no clicks. `track` without `--calibration` finds the broadcast camera from the pitch
+/// lines and follows it through the pans and zooms; `eval` scores the per-frame camera and the
+/// player positions it gives. Thresholds are set from the benchmark (BENCHMARKS.md, "Camera"):
+/// seed 4242 gave 0.60 m camera and 0.64 m player error.
+#[test]
+fn track_without_a_calibration_finds_the_camera_from_the_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&sportz(
+        &["synth", "--seed", "7373", "--seconds", "6", "--out", "m"],
+        d,
+    ));
+    ok(&sportz(&["track", "m/match.mp4", "--out", "run.jsonl"], d));
+    let run = std::fs::read_to_string(d.join("run.jsonl")).unwrap();
+    let frames: Vec<Value> = run
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["type"] == "frame")
+        .collect();
+    assert_eq!(frames.len(), 150);
+    // every frame with a camera is in pitch mode and says where its camera came from
+    for f in &frames {
+        let cam = &f["data"]["camera"];
+        let mode = f["data"]["coordinate_mode"].as_str().unwrap();
+        assert_eq!(cam.is_object(), mode == "pitch", "{}", f["data"]);
+        if cam.is_object() {
+            assert_eq!(cam["image_to_pitch"].as_array().unwrap().len(), 9);
+            assert!(["auto", "tracked"].contains(&cam["source"].as_str().unwrap()));
+        }
+    }
+    let json: Value = serde_json::from_str(&ok(&sportz(
+        &[
+            "eval",
+            "--truth",
+            "m/truth.jsonl",
+            "--pred",
+            "run.jsonl",
+            "--json",
+        ],
+        d,
+    )))
+    .unwrap();
+    let cam = &json["camera"];
+    let calibrated = cam["calibrated_share"].as_f64().unwrap();
+    let cam_error = cam["mean_error_m"].as_f64().unwrap();
+    let player_error = json["players"]["pitch_error_m"].as_f64().unwrap();
+    assert!(calibrated >= 0.9, "calibrated share {calibrated}: {cam}");
+    assert!(cam_error < 1.5, "camera mean error {cam_error} m: {cam}");
+    assert!(
+        player_error < 2.0,
+        "player pitch error {player_error} m: {json}"
+    );
+}
+
 #[test]
 fn eval_refuses_bad_input_with_what_it_expected() {
     let dir = tempfile::tempdir().unwrap();

@@ -232,7 +232,8 @@ fn a_frame_carries_its_own_camera_as_an_extra_field() {
     let plain = Envelope::from_json(&fixture("frame.json").to_string()).unwrap();
     assert!(!plain.to_json().contains("\"camera\""));
     // a malformed camera says what was expected
-    v["data"]["camera"] = json!({"image_to_pitch": [1, 2, 3], "source": "tracked", "confidence": 1});
+    v["data"]["camera"] =
+        json!({"image_to_pitch": [1, 2, 3], "source": "tracked", "confidence": 1});
     check_err(&v.to_string(), &["camera"]);
     v["data"]["camera"] = json!({"image_to_pitch": h, "source": "guessed", "confidence": 1});
     check_err(&v.to_string(), &["guessed"]);
