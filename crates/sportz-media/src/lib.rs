@@ -181,6 +181,25 @@ pub fn still_command(input: &str, at_secs: f64) -> Command {
     cmd
 }
 
+/// `ffmpeg` writing one frame of `input` (a video at `at_secs`, or an image file with `at_secs`
+/// 0) to stdout as `width × height` rgb24 (scaled to that size: give the probed size to keep it,
+/// or a 16:9 size to undo a stretched export). stdin is closed.
+#[must_use]
+pub fn still_rgb_command(input: &str, at_secs: f64, width: u32, height: u32) -> Command {
+    let mut cmd = Command::new(FFMPEG);
+    cmd.args(["-hide_banner", "-loglevel", "error", "-nostdin"]);
+    if at_secs > 0.0 {
+        cmd.args(["-ss", &format!("{at_secs:.3}")]);
+    }
+    cmd.args(["-i", input])
+        .args(["-frames:v", "1", "-vf", &format!("scale={width}:{height}:flags=area")])
+        .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
 /// The layout of the raw frames an encoder reads on stdin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RawPixels {
