@@ -4,7 +4,7 @@
 //! ffmpeg -v error -i match.mp4 -f rawvideo -pix_fmt rgb24 - \
 //!   | cargo run --release -p sportz-vision --example camera_speed -- 1280 720
 //! ```
-//! Prints the per-frame time of frame-to-frame tracking (median, p95, max), of
+//! `--verbose` prints each frame's camera source or why it has none. Prints the per-frame time of frame-to-frame tracking (median, p95, max), of
 //! (re)initialisations, and how many frames had a camera.
 
 use std::io::Read;
@@ -30,6 +30,7 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let verbose = args.iter().any(|a| a == "--verbose");
     let mut buf = vec![0u8; (w * h * 3) as usize];
     let mut tracker = CameraTracker::new(TrackerSettings::default(), None);
     let (mut follow, mut init) = (Vec::new(), Vec::new());
@@ -49,6 +50,15 @@ fn main() {
             init.push(ms)
         } else {
             follow.push(ms)
+        }
+        if verbose {
+            match (&step.estimate, &step.missing) {
+                (Some(e), _) => {
+                    eprintln!("{frames}: {:?} {:.2} ({ms:.1} ms)", e.source, e.confidence)
+                }
+                (None, Some(why)) => eprintln!("{frames}: none: {why} ({ms:.1} ms)"),
+                (None, None) => eprintln!("{frames}: none"),
+            }
         }
         frames += 1;
         with_camera += u64::from(step.estimate.is_some());

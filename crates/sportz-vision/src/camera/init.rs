@@ -29,7 +29,7 @@ pub struct InitConfig {
     pub fov_deg: (f64, f64),
     /// Source pixels per mask cell.
     pub mask_step: usize,
-    /// Candidates polished and fitted.
+    /// Candidates polished and fitted from each ranking (tight and loose).
     pub keep: usize,
     /// A fit is accepted with at least this share of visible samples on lines…
     pub min_support: f64,
@@ -59,7 +59,7 @@ impl Default for InitConfig {
             tilt_deg: (3.0, 40.0),
             fov_deg: (7.0, 52.0),
             mask_step: 4,
-            keep: 24,
+            keep: 16,
             min_support: 0.7,
             min_matched: 30,
             min_markings: 3,
@@ -97,9 +97,15 @@ struct Chamfer<'a> {
 impl Chamfer<'_> {
     /// good − 0.5·missed − 1·(on non-grass), with a soft "good" within `tau` cells.
     fn score(&self, cam: &BroadcastCamera, samples: &[LineSample], tau: f32) -> f64 {
+        self.scores(cam, samples, [tau, tau])[0]
+    }
+
+    /// [`Chamfer::score`] at two tolerances in one pass: a tight one that ranks near-exact
+    /// candidates and a loose one that still sees a line 30 px away (the coarse grid's spacing).
+    fn scores(&self, cam: &BroadcastCamera, samples: &[LineSample], taus: [f32; 2]) -> [f64; 2] {
         let m = cam.image_from_pitch_matrix();
         let (w, h) = (self.mask.width as f64, self.mask.height as f64);
-        let mut s = 0.0_f64;
+        let mut s = [0.0_f64; 2];
         for smp in samples {
             let (x, y) = (smp.pitch.x, smp.pitch.y);
             let z = m[2][0] * x + m[2][1] * y + m[2][2];
@@ -113,12 +119,14 @@ impl Chamfer<'_> {
             }
             let i = v as usize * self.mask.width + u as usize;
             let d = self.dist[i];
-            if d < tau {
-                s += f64::from(1.0 - d / tau);
-            } else if self.mask.grass[i] {
-                s -= 0.5;
-            } else {
-                s -= 1.0;
+            for (s, &tau) in s.iter_mut().zip(&taus) {
+                *s += if d < tau {
+                    f64::from(1.0 - d / tau)
+                } else if self.mask.grass[i] {
+                    -0.5
+                } else {
+                    -1.0
+                };
             }
         }
         s
@@ -173,7 +181,8 @@ pub fn initialise(
     let (w, h) = (img.width(), img.height());
     let aspect = f64::from(h) / f64::from(w);
     // coarse grid: steps of a fifth of the field of view
-    let mut cands: Vec<(f64, [f64; 3], f64, f64, f64)> = Vec::new();
+    // candidates ranked twice: tight (tolerance 4 cells) and loose (8 cells)
+    let mut cands: [Vec<(f64, [f64; 3], f64, f64, f64)>; 2] = [Vec::new(), Vec::new()];
     for &pos in &cfg.positions {
         let mut fov = cfg.fov_deg.0;
         while fov <= cfg.fov_deg.1 {
@@ -188,9 +197,11 @@ pub fn initialise(
                 let mut tilt = cfg.tilt_deg.0;
                 while tilt <= cfg.tilt_deg.1 {
                     let c = camera(pos, pan, tilt, fov, w, h);
-                    let s = ch.score(&c, coarse, 4.0);
-                    if s > 0.0 {
-                        cands.push((s, pos, pan, tilt, fov));
+                    let s = ch.scores(&c, coarse, [4.0, 8.0]);
+                    for (list, s) in cands.iter_mut().zip(s) {
+                        if s > 0.0 {
+                            list.push((s, pos, pan, tilt, fov));
+                        }
                     }
                     tilt += ts;
                 }
@@ -199,22 +210,11 @@ pub fn initialise(
             fov *= 1.2;
         }
     }
-    cands.sort_by(|a, b| b.0.total_cmp(&a.0));
-    // the best few that are not neighbours of a better one
     let mut picked: Vec<(f64, [f64; 3], f64, f64, f64)> = Vec::new();
-    for c in cands {
-        if picked.len() >= cfg.keep {
-            break;
-        }
-        let near = picked.iter().any(|p| {
-            p.1 == c.1
-                && (p.2 - c.2).abs() < c.4 / 4.0
-                && (p.3 - c.3).abs() < c.4 / 6.0
-                && (p.4 / c.4).ln().abs() < 0.25
-        });
-        if !near {
-            picked.push(c);
-        }
+    for mut list in cands {
+        list.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let until = picked.len() + cfg.keep;
+        pick(&mut picked, list, until);
     }
     let mut best: Option<LineFit> = None;
     for (_, pos, pan, tilt, fov) in picked {
@@ -275,6 +275,28 @@ pub fn initialise(
             needed: cfg.min_support * 100.0,
             min_markings: cfg.min_markings,
         })
+    }
+}
+
+/// Adds the best of `list` that are not neighbours of one already picked, up to `until` in all.
+fn pick(
+    picked: &mut Vec<(f64, [f64; 3], f64, f64, f64)>,
+    list: Vec<(f64, [f64; 3], f64, f64, f64)>,
+    until: usize,
+) {
+    for c in list {
+        if picked.len() >= until {
+            break;
+        }
+        let near = picked.iter().any(|p| {
+            p.1 == c.1
+                && (p.2 - c.2).abs() < c.4 / 4.0
+                && (p.3 - c.3).abs() < c.4 / 6.0
+                && (p.4 / c.4).ln().abs() < 0.25
+        });
+        if !near {
+            picked.push(c);
+        }
     }
 }
 
