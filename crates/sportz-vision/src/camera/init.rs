@@ -88,6 +88,9 @@ pub enum InitFailure {
     },
 }
 
+/// A coarse candidate: score, position, pan, tilt, field of view (degrees).
+type Candidate = (f64, [f64; 3], f64, f64, f64);
+
 struct Chamfer<'a> {
     mask: &'a LineMask,
     dist: &'a [f32],
@@ -182,7 +185,7 @@ pub fn initialise(
     let aspect = f64::from(h) / f64::from(w);
     // coarse grid: steps of a fifth of the field of view
     // candidates ranked twice: tight (tolerance 4 cells) and loose (8 cells)
-    let mut cands: [Vec<(f64, [f64; 3], f64, f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    let mut cands: [Vec<Candidate>; 2] = [Vec::new(), Vec::new()];
     for &pos in &cfg.positions {
         let mut fov = cfg.fov_deg.0;
         while fov <= cfg.fov_deg.1 {
@@ -210,7 +213,7 @@ pub fn initialise(
             fov *= 1.2;
         }
     }
-    let mut picked: Vec<(f64, [f64; 3], f64, f64, f64)> = Vec::new();
+    let mut picked: Vec<Candidate> = Vec::new();
     for mut list in cands {
         list.sort_by(|a, b| b.0.total_cmp(&a.0));
         let until = picked.len() + cfg.keep;
@@ -279,11 +282,7 @@ pub fn initialise(
 }
 
 /// Adds the best of `list` that are not neighbours of one already picked, up to `until` in all.
-fn pick(
-    picked: &mut Vec<(f64, [f64; 3], f64, f64, f64)>,
-    list: Vec<(f64, [f64; 3], f64, f64, f64)>,
-    until: usize,
-) {
+fn pick(picked: &mut Vec<Candidate>, list: Vec<Candidate>, until: usize) {
     for c in list {
         if picked.len() >= until {
             break;
