@@ -3,8 +3,8 @@
 //!
 //! - the contract's match-centre shapes, which `/ws` broadcasts carry too: [`match_dto`],
 //!   [`commentary_dto`], [`score_update`];
-//! - the REST-only shapes: [`SessionDto`], [`EventDto`], [`CalibrationDto`], [`HealthDto`],
-//!   [`Liveness`], and the schemas of the non-JSON bodies ([`JpegImage`], [`OpenApiDocument`]);
+//! - the REST-only shapes: [`SessionDto`], [`EventDto`], [`CalibrationDto`],
+//!   [`AutoCalibrationDto`], [`HealthDto`], [`Liveness`], and the schemas of the non-JSON bodies ([`JpegImage`], [`OpenApiDocument`]);
 //! - the envelopes: [`Data`] (`{data}`) and [`Paged`] (`{data: […], nextCursor}`).
 //!
 //! REST bodies go through [`serde_json::Value`] ([`data`], [`page`]), so their keys are written
@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sportz_contract::match_centre::{CommentaryDto, MatchDto, ScoreUpdate};
 use sportz_contract::worker::{PointPair, SessionConfig};
-use sportz_contract::{EventData, MatchId, SessionId, SessionStatus};
+use sportz_contract::{CameraSource, EventData, MatchId, SessionId, SessionStatus};
 use sportz_store::{Commentary, Match, Session, StoredEvent};
 use sportz_vision::pitch::ReprojectionError;
 use time::OffsetDateTime;
@@ -188,6 +188,48 @@ impl CalibrationDto {
             pairs,
             reprojection_error_px: fit.map(|e| e.rms_px),
             reprojection_error_m: fit.map(|e| e.rms_m),
+        }
+    }
+}
+
+/// `POST /matches/{id}/calibration/auto`: the camera found in a still from its pitch lines, not
+/// saved. `pairs` are in the pixels of the `width × height` still (the video's own size) and can
+/// be saved as they are with `PUT /matches/{id}/calibration`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoCalibrationDto {
+    /// Row-major 3×3 homography taking still pixels `(x, y, 1)` to pitch metres (dehomogenise by
+    /// the third coordinate), scaled so that the last entry is 1.
+    pub image_to_pitch: [f64; 9],
+    /// The share of the pitch-model line samples in view that lie on white lines, 0..1.
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub confidence: f64,
+    /// 4 to 8 well-spread pairs the camera implies (named landmarks where enough are in view).
+    #[schema(min_items = 4, max_items = 8)]
+    pub pairs: Vec<PointPair>,
+    pub width: u32,
+    pub height: u32,
+    /// Always `auto`.
+    pub source: CameraSource,
+}
+
+impl AutoCalibrationDto {
+    /// A camera found in a `size` (width, height) still.
+    #[must_use]
+    pub const fn new(
+        image_to_pitch: [f64; 9],
+        confidence: f64,
+        pairs: Vec<PointPair>,
+        size: (u32, u32),
+        source: CameraSource,
+    ) -> Self {
+        Self {
+            image_to_pitch,
+            confidence,
+            pairs,
+            width: size.0,
+            height: size.1,
+            source,
         }
     }
 }

@@ -31,6 +31,9 @@ pub enum ApiError {
     Conflict(String),
     #[error("{0}")]
     TooLarge(String),
+    /// Well-formed, but what it asks for cannot be done with this input (no pitch in a still).
+    #[error("{0}")]
+    Unprocessable(String),
     #[error("too many requests; retry in {retry_after_secs} s")]
     RateLimited { retry_after_secs: u64 },
     #[error("{0}")]
@@ -58,6 +61,7 @@ impl ApiError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -75,6 +79,7 @@ impl ApiError {
             Self::NotFound(_) => "not_found",
             Self::Conflict(_) => "conflict",
             Self::TooLarge(_) => "too_large",
+            Self::Unprocessable(_) => "unprocessable",
             Self::RateLimited { .. } => "rate_limited",
             Self::Unavailable(_) => "unavailable",
             Self::Internal(_) => "internal",
@@ -92,7 +97,8 @@ pub struct ErrorBody {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ErrorDetail {
     /// Stable and machine-readable: `validation_failed`, `bad_request`, `unauthorized`,
-    /// `forbidden`, `not_found`, `conflict`, `too_large`, `rate_limited`, `unavailable`, `internal`.
+    /// `forbidden`, `not_found`, `conflict`, `too_large`, `unprocessable`, `rate_limited`,
+    /// `unavailable`, `internal`.
     pub code: &'static str,
     /// For people: what was expected and what came.
     pub message: String,

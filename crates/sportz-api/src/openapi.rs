@@ -121,6 +121,12 @@ pub const ROUTES: &[RouteDoc] = &[
         operator: true,
     },
     RouteDoc {
+        method: "post",
+        path: "/matches/{id}/calibration/auto",
+        summary: "Find the pitch in the still at t without clicks: the camera and point pairs (not saved)",
+        operator: true,
+    },
+    RouteDoc {
         method: "get",
         path: "/matches/{id}/still",
         summary: "A JPEG frame of the video at ?t= seconds",
@@ -192,6 +198,7 @@ pub const ROUTES: &[RouteDoc] = &[
         rest::sessions::list_events,
         rest::calibration::get_calibration,
         rest::calibration::set_calibration,
+        rest::calibration::auto_calibration,
         rest::calibration::still,
         rest::system::workers,
         openapi_json,
@@ -244,6 +251,16 @@ pub fn openapi() -> Value {
         if r.path.starts_with("/ws") {
             errors.push(("429", "Too many upgrades (see Retry-After)"));
         }
+        // before the operator routes' generic 409: the first description of a code wins
+        if r.path.ends_with("/still") || r.path.ends_with("/calibration/auto") {
+            errors.extend([
+                (
+                    "409",
+                    "The match has no readable video (no source, a device or synthetic source, no frame at t)",
+                ),
+                ("503", "Reading the frame took longer than 15 s"),
+            ]);
+        }
         if r.operator {
             op["security"] = json!([{"operator": []}]);
             errors.extend([
@@ -253,9 +270,6 @@ pub fn openapi() -> Value {
                     "Not allowed in the match's current status, or a duplicate",
                 ),
             ]);
-        }
-        if r.path.ends_with("/still") {
-            errors.push(("409", "The match has no readable video"));
         }
         let responses = op["responses"]
             .as_object_mut()

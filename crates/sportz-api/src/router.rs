@@ -92,6 +92,10 @@ pub fn router(state: Arc<AppState>) -> Router {
             "/matches/{id}/calibration",
             get(calibration::get_calibration).put(calibration::set_calibration),
         )
+        .route(
+            "/matches/{id}/calibration/auto",
+            post(calibration::auto_calibration),
+        )
         .route("/matches/{id}/still", get(calibration::still))
         .route("/matches/{id}/start", post(sessions::start))
         .route("/matches/{id}/pause", post(sessions::pause))

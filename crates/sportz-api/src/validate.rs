@@ -118,6 +118,32 @@ impl Body {
         }
     }
 
+    /// A finite number in `range`.
+    pub fn opt_f64(&mut self, field: &str, range: std::ops::RangeInclusive<f64>) -> Patch<f64> {
+        match self.raw(field).cloned() {
+            None => None,
+            Some(Value::Null) => Some(None),
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(x) if range.contains(&x) => Some(Some(x)),
+                _ => {
+                    self.fail(
+                        field,
+                        format!(
+                            "expected a number from {} to {}",
+                            range.start(),
+                            range.end()
+                        ),
+                    );
+                    None
+                }
+            },
+            Some(other) => {
+                self.fail(field, format!("expected a number, got {}", kind(&other)));
+                None
+            }
+        }
+    }
+
     /// An RFC 3339 time.
     pub fn opt_time(&mut self, field: &str) -> Patch<OffsetDateTime> {
         match self.opt_str(field, 64)? {
@@ -280,6 +306,20 @@ mod tests {
             Err(ApiError::Validation { fields, .. }) => fields,
             Err(e) => panic!("{e}"),
         }
+    }
+
+    #[test]
+    fn numbers_are_finite_and_in_range() {
+        let f = fields(json!({"a": -1, "b": "3", "c": 2.5, "d": null}), |b| {
+            assert_eq!(b.opt_f64("a", 0.0..=10.0), None);
+            assert_eq!(b.opt_f64("b", 0.0..=10.0), None);
+            assert_eq!(b.opt_f64("c", 0.0..=10.0), Some(Some(2.5)));
+            assert_eq!(b.opt_f64("d", 0.0..=10.0), Some(None));
+            assert_eq!(b.opt_f64("e", 0.0..=10.0), None);
+        });
+        assert_eq!(f["a"], "expected a number from 0 to 10");
+        assert_eq!(f["b"], "expected a number, got a string");
+        assert_eq!(f.len(), 2);
     }
 
     #[test]

@@ -117,3 +117,11 @@ pub struct CalibrationBody {
     #[schema(min_items = 4, max_items = 64)]
     pub pairs: Vec<PointPair>,
 }
+
+/// `POST /matches/{id}/calibration/auto`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct AutoCalibrationBody {
+    /// Seconds from the start of the video of the still to look at (default 0).
+    #[schema(minimum = 0.0)]
+    pub t: Option<f64>,
+}

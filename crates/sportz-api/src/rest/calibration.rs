@@ -1,5 +1,5 @@
-//! The pitch calibration (get, set: ≥ 4 non-degenerate pairs on a 105×68 pitch) and a still of
-//! the video to click landmarks on.
+//! The pitch calibration (get, set: ≥ 4 non-degenerate pairs on a 105×68 pitch), a still of the
+//! video to click landmarks on, and the automatic calibration of a still (found, not saved).
 
 use axum::Json;
 use axum::extract::State;
@@ -7,14 +7,15 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use sportz_contract::MatchId;
-use sportz_contract::worker::{PointPair, VideoSource};
+use sportz_contract::worker::PointPair;
 
-use super::bodies::CalibrationBody;
+use super::bodies::{AutoCalibrationBody, CalibrationBody};
 use super::{PageQuery, S};
-use crate::dto::{CalibrationDto, Data, JpegImage, data};
-use crate::error::{ApiError, ApiResult};
+use crate::dto::{AutoCalibrationDto, CalibrationDto, Data, JpegImage, data};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{AppJson, AppQuery, MatchPath, Operator, Reader};
 use crate::service;
+use crate::validate::Body;
 
 #[utoipa::path(
     get,
@@ -90,45 +91,37 @@ pub(crate) async fn still(
     _: Reader,
     MatchPath(id): MatchPath,
 ) -> ApiResult<Response> {
-    let m = service::matches::get_match(&st, id).await?;
     let t = q.t.unwrap_or(0.0).max(0.0);
-    let input = match &m.video_source {
-        Some(
-            VideoSource::File(p)
-            | VideoSource::Http(p)
-            | VideoSource::Rtmp(p)
-            | VideoSource::Rtsp(p)
-            | VideoSource::Srt(p),
-        ) => p.clone(),
-        Some(other) => {
-            return Err(ApiError::Conflict(format!(
-                "no still image for a {other:?} source"
-            )));
-        }
-        None => return Err(ApiError::Conflict("the match has no video source".into())),
-    };
-    let jpeg = still_jpeg(&input, t).await?;
+    let jpeg = service::calibration::still_jpeg(&st, id, t).await?;
     Ok(([(header::CONTENT_TYPE, "image/jpeg")], jpeg).into_response())
 }
 
-/// One JPEG frame of `input` at `t` seconds (ffmpeg, command line from `sportz-media`; 15 s at
-/// most).
-async fn still_jpeg(input: &str, t: f64) -> ApiResult<Vec<u8>> {
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(15),
-        tokio::process::Command::from(sportz_media::still_command(input, t))
-            .kill_on_drop(true)
-            .output(),
+/// Finds the pitch in the still at `t` without clicks; saves nothing.
+#[utoipa::path(
+    post,
+    path = "/matches/{id}/calibration/auto",
+    params(
+        ("id" = MatchId, Path, description = "The match")
+    ),
+    request_body = AutoCalibrationBody,
+    responses(
+        (status = 200, description = "The camera found from the pitch lines and the point pairs it implies (not saved: PUT them to /matches/{id}/calibration)", body = Data<AutoCalibrationDto>),
+        (status = 422, description = "No pitch found in the still: the reason (too little grass, no lines, no camera fits)", body = ErrorBody)
     )
-    .await
-    .map_err(|_| ApiError::Unavailable("timed out reading a frame of the video".into()))?
-    .map_err(|e| ApiError::Internal(format!("ffmpeg: {e}")))?;
-    if !out.status.success() || out.stdout.is_empty() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(ApiError::Conflict(format!(
-            "cannot read a frame at {t} s: {}",
-            err.lines().last().unwrap_or("no frame")
-        )));
-    }
-    Ok(out.stdout)
+)]
+pub(crate) async fn auto_calibration(
+    State(st): S,
+    _: Operator,
+    MatchPath(id): MatchPath,
+    AppJson(raw): AppJson<Value>,
+) -> ApiResult<Json<Value>> {
+    let mut body = Body::new(raw)?;
+    let t = body.opt_f64("t", 0.0..=MAX_T).flatten().unwrap_or(0.0);
+    body.finish()?;
+    Ok(data(
+        service::calibration::auto_calibration(&st, id, t).await?,
+    ))
 }
+
+/// The latest still time accepted, seconds (a week).
+const MAX_T: f64 = 604_800.0;

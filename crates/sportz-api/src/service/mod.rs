@@ -8,7 +8,7 @@
 //! | [`matches`](mod@matches) | create, update, delete, get, list | `match_created` / `match_updated` to all |
 //! | [`commentary`] | set the score, add commentary, list | `score_update` to all; `commentary` to the match's room |
 //! | [`sessions`] | start, pause, stop, restart ([`sessions::act`]); sessions and events of a match | `match_updated` to all |
-//! | [`calibration`] | set (≥ 4 non-degenerate pairs), get | — |
+//! | [`calibration`] | set (≥ 4 non-degenerate pairs), get, the still, automatic (a camera and pairs from a still, not saved) | — |
 //!
 //! Shapes of the request (field types, lengths, required fields) are checked where the request is
 //! read ([`crate::validate`]); the rules that hold whoever calls (times in order, a calibration
