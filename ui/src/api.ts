@@ -2,6 +2,7 @@
 // body `{error: {code, message, fields?}}` into an ApiError the forms show beside their fields.
 
 import type {
+  AutoCalibrationWire,
   Calibration,
   CalibrationPair,
   CommentaryDto,
@@ -137,6 +138,13 @@ export const api = {
     request<{ data: Calibration }>('GET', `/matches/${id}/calibration`).then((r) => r.data),
   putCalibration: (id: string, pairs: CalibrationPair[]) =>
     request<{ data: Calibration }>('PUT', `/matches/${id}/calibration`, { pairs }).then((r) => r.data),
+  /**
+   * Finds the pitch in the still at `t` s without clicks (saves nothing): the camera (image → pitch
+   * homography), its confidence and the point pairs it implies. A 422 (no pitch found) rejects as an
+   * ApiError with the server's reason.
+   */
+  autoCalibration: (id: string, t: number) =>
+    request<{ data: AutoCalibrationWire }>('POST', `/matches/${id}/calibration/auto`, { t }).then((r) => r.data),
   /** The still as an object URL (fetched with the token, which an <img src> could not send). */
   stillObjectUrl: async (id: string, t: number): Promise<string> => {
     const token = authToken();

@@ -154,3 +154,18 @@ export type StreamMessage =
 
 export interface CalibrationPair { pixel: PixelPoint; pitch: PitchPoint }
 export interface Calibration { pairs: CalibrationPair[]; reprojectionErrorPx: number | null }
+/**
+ * `POST /matches/{id}/calibration/auto` → 200 `{data: …}`: the camera found in the still without
+ * clicks, not saved. `imageToPitch` is a row-major 3×3 taking still pixels (x, y, 1) to pitch
+ * metres; `pairs` (4–8) are points it implies, in the pixels of a `width × height` still (the
+ * video's own size), savable as they are with `PUT /matches/{id}/calibration`.
+ */
+export interface AutoCalibrationWire {
+  imageToPitch: number[];
+  /** Share of the pitch-model lines in view that lie on white lines, 0..1. */
+  confidence: number;
+  pairs: CalibrationPair[];
+  width: number;
+  height: number;
+  source: 'auto';
+}
