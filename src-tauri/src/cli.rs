@@ -14,6 +14,7 @@ Roles:
   sportz track VIDEO      offline analysis of a file at full speed, written as JSONL
   sportz synth            render a synthetic match with exact ground truth
   sportz detect IMAGES    detect in still images (JPEG/PNG), written as JSONL
+  sportz calibrate IMAGES find the camera of still images from their pitch lines (JSONL)
   sportz eval             score tracking against synth truth, or detections against labels
 
 With no services configured everything runs on embedded defaults (in-process bus, SQLite file).
@@ -114,10 +115,16 @@ pub enum Command {
         after_help = "Examples:\n  sportz detect valid/images --out dets.jsonl\n  sportz detect a.jpg b.png --model yolox_nano.onnx --out dets.jsonl --threshold 0.05"
     )]
     Detect(DetectArgs),
+    /// Find the broadcast camera of still images from their pitch lines (no clicks) and write it
+    /// as JSONL (`sportz eval --cameras` scores it against labelled keypoints).
+    #[command(
+        after_help = "Examples:\n  sportz calibrate frame.jpg --out cams.jsonl\n  sportz calibrate pitch-keypoints-dfl/valid/images --aspect 16:9 --out cams.jsonl\n  sportz eval --cameras cams.jsonl --keypoints pitch-keypoints-dfl/valid/labels"
+    )]
+    Calibrate(CalibrateArgs),
     /// Score tracking output against synth truth (HOTA, IDF1, ball, pitch error, events), or
     /// detections against labelled images (AP50, AP50-95, precision and recall per class).
     #[command(
-        after_help = "Examples:\n  tracking (a `sportz track` run against `sportz synth` truth):\n    sportz eval --truth synth/truth.jsonl --pred run.jsonl\n    sportz eval --truth synth/truth.jsonl --pred run.jsonl --json > scores.json\n  detection (`sportz detect` output against YOLO labels, classes from a data.yaml beside them):\n    sportz eval --detections dets.jsonl --labels valid/labels\n    sportz eval --detections dets.jsonl --labels labels --data data.yaml --conf 0.3 --json"
+        after_help = "Examples:\n  tracking (a `sportz track` run against `sportz synth` truth):\n    sportz eval --truth synth/truth.jsonl --pred run.jsonl\n    sportz eval --truth synth/truth.jsonl --pred run.jsonl --json > scores.json\n  detection (`sportz detect` output against YOLO labels, classes from a data.yaml beside them):\n    sportz eval --detections dets.jsonl --labels valid/labels\n    sportz eval --detections dets.jsonl --labels labels --data data.yaml --conf 0.3 --json\n  cameras (`sportz calibrate` output against pitch keypoint labels):\n    sportz eval --cameras cams.jsonl --keypoints valid/labels"
     )]
     Eval(EvalArgs),
 }
@@ -231,14 +238,36 @@ pub struct DetectArgs {
     pub threshold: f64,
 }
 
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Images (.jpg, .jpeg, .png) and folders of them (read one level deep, in name order).
+    #[arg(required = true, value_name = "IMAGE_OR_DIR")]
+    pub inputs: Vec<PathBuf>,
+    /// Output JSONL file: one line per image, `{"image", "width", "height", "camera":
+    /// {"image_to_pitch", "source", "confidence"} | null, "reason", "ms"}` in the pixels of the
+    /// image as searched (after `--aspect`).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Undo a stretched export first: widen or narrow each image to WIDTH:HEIGHT (e.g. 16:9),
+    /// keeping its height. Normalised labels still hold.
+    #[arg(long, value_name = "W:H")]
+    pub aspect: Option<String>,
+    /// Also write each image as `DIR/<stem>.png` with the pitch model projected through the
+    /// camera found (green), or through the best camera refused (red): the visual check.
+    #[arg(long, value_name = "DIR")]
+    pub draw: Option<PathBuf>,
+}
+
 const TRACKING: &str = "Tracking: a `sportz track` run against `sportz synth` truth";
 const DETECTION: &str = "Detection: `sportz detect` output against labelled images";
+const KEYPOINTS: &str = "Cameras: `sportz calibrate` output against labelled pitch keypoints";
 
 #[derive(Debug, Args)]
 #[command(
-    group(ArgGroup::new("mode").args(["truth", "detections"]).required(true)),
+    group(ArgGroup::new("mode").args(["truth", "detections", "cameras"]).required(true)),
     group(ArgGroup::new("tracking").args(["truth", "pred", "events", "event_tolerance", "ball_tolerance", "align"]).multiple(true)),
     group(ArgGroup::new("detection").args(["detections", "labels", "data", "conf"]).multiple(true).conflicts_with("tracking")),
+    group(ArgGroup::new("keypoint").args(["cameras", "keypoints"]).multiple(true).conflicts_with_all(["tracking", "detection"])),
 )]
 pub struct EvalArgs {
     /// Ground truth JSONL from `sportz synth` (its `truth.jsonl`).
@@ -274,6 +303,13 @@ pub struct EvalArgs {
     /// Confidence at or above which detections count for precision and recall (AP uses all).
     #[arg(long, default_value_t = 0.25, help_heading = DETECTION)]
     pub conf: f64,
+    /// Cameras JSONL from `sportz calibrate`.
+    #[arg(long, requires = "keypoints", help_heading = KEYPOINTS)]
+    pub cameras: Option<PathBuf>,
+    /// A folder of YOLO-pose pitch keypoint labels (`<image stem>.txt`: `cls cx cy w h` then 32
+    /// `x y v`, roboflow's SoccerPitchConfiguration order, normalised).
+    #[arg(long, requires = "cameras", help_heading = KEYPOINTS)]
+    pub keypoints: Option<PathBuf>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,

@@ -49,6 +49,10 @@ fn run(mut cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             process::init_logs("warn");
             roles::detect::run(&args)
         }
+        Some(Command::Calibrate(args)) => {
+            process::init_logs("warn");
+            roles::calibrate::run(&args)
+        }
         // results go to stdout, logs to stderr: `track` only says what goes wrong
         Some(Command::Track(args)) => on_runtime("warn", roles::track::run(&args)),
         Some(Command::Worker(args)) => on_runtime("info", roles::worker::run(args)),

@@ -163,6 +163,113 @@ fn track_without_a_calibration_finds_the_camera_from_the_lines() {
     );
 }
 
+/// `sportz calibrate` on a still (a synthetic frame whose camera is known) and `sportz eval
+/// --cameras --keypoints` on keypoint labels written from that camera, in the labelled
+/// datasets' format; a grey image gets no camera and says why.
+#[test]
+fn calibrate_finds_the_camera_of_a_still_and_eval_scores_it_on_keypoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&sportz(
+        &["synth", "--seed", "7474", "--seconds", "1", "--out", "m"],
+        d,
+    ));
+    std::fs::create_dir_all(d.join("images")).unwrap();
+    std::fs::create_dir_all(d.join("labels")).unwrap();
+    let png = |args: &[&str], out: &str| {
+        let st = Command::new("ffmpeg")
+            .args(["-v", "error", "-y"])
+            .args(args)
+            .args(["-frames:v", "1", out])
+            .current_dir(d)
+            .status()
+            .unwrap();
+        assert!(st.success(), "ffmpeg {args:?}");
+    };
+    png(&["-i", "m/match.mp4"], "images/frame0.png");
+    png(
+        &["-f", "lavfi", "-i", "color=c=gray:s=640x360"],
+        "images/grey.png",
+    );
+    // labels: the 32 template keypoints through the frame's true camera (normalised, v = 2
+    // when inside the frame)
+    let truth: Value = serde_json::from_str(
+        std::fs::read_to_string(d.join("m/truth.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let m: Vec<Vec<f64>> =
+        serde_json::from_value(truth["camera"]["image_from_pitch"].clone()).unwrap();
+    let mut label = "0 0.5 0.5 1 1".to_owned();
+    for (x, y) in sportz_eval::keypoints::KEYPOINT_LANDMARKS {
+        let w = m[2][0] * x + m[2][1] * y + m[2][2];
+        let (u, v) = (
+            (m[0][0] * x + m[0][1] * y + m[0][2]) / w / 1280.0,
+            (m[1][0] * x + m[1][1] * y + m[1][2]) / w / 720.0,
+        );
+        let vis = if w > 0.0 && (0.0..1.0).contains(&u) && (0.0..1.0).contains(&v) {
+            2
+        } else {
+            0
+        };
+        label.push_str(&format!(" {u} {v} {vis}"));
+    }
+    std::fs::write(d.join("labels/frame0.txt"), label).unwrap();
+    std::fs::write(d.join("images/notes.txt"), "not an image").unwrap();
+
+    let said = ok(&sportz(
+        &[
+            "calibrate",
+            "images",
+            "--out",
+            "cams.jsonl",
+            "--draw",
+            "drawn",
+        ],
+        d,
+    ));
+    assert!(said.contains("wrote 2 images (1 with a camera)"), "{said}");
+    let cams = std::fs::read_to_string(d.join("cams.jsonl")).unwrap();
+    let lines: Vec<Value> = cams
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        lines[0]["camera"]["image_to_pitch"].is_array(),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1]["camera"].is_null(), "{}", lines[1]);
+    assert!(
+        lines[1]["reason"].as_str().unwrap().contains("grass"),
+        "{}",
+        lines[1]
+    );
+    assert!(d.join("drawn/frame0.png").is_file());
+
+    let json: Value = serde_json::from_str(&ok(&sportz(
+        &[
+            "eval",
+            "--cameras",
+            "cams.jsonl",
+            "--keypoints",
+            "labels",
+            "--json",
+        ],
+        d,
+    )))
+    .unwrap();
+    assert_eq!(json["images"], 1, "{json}");
+    assert_eq!(json["calibrated"], 1, "{json}");
+    let grid = json["grid_mean_m"].as_f64().unwrap();
+    let kp = json["mean_px"].as_f64().unwrap();
+    assert!(grid < 1.0, "grid error {grid} m: {json}");
+    assert!(kp < 10.0, "keypoint error {kp} px: {json}");
+}
+
 #[test]
 fn eval_refuses_bad_input_with_what_it_expected() {
     let dir = tempfile::tempdir().unwrap();

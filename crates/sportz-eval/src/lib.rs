@@ -82,6 +82,7 @@ mod error;
 mod eval;
 pub mod export;
 mod input;
+pub mod keypoints;
 pub mod mot;
 
 pub use error::EvalError;

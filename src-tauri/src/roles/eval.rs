@@ -16,11 +16,14 @@ use crate::cli::EvalArgs;
 
 /// `sportz eval`: the mode the flags choose (clap makes sure one is given whole).
 pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
+    if let (Some(cams), Some(kps)) = (&args.cameras, &args.keypoints) {
+        return keypoints(args, cams, kps);
+    }
     match (&args.truth, &args.pred, &args.detections, &args.labels) {
         (Some(truth), Some(pred), None, None) => tracking(args, truth, pred),
         (None, None, Some(dets), Some(labels)) => detection(args, dets, labels),
         _ => anyhow::bail!(
-            "expected either --truth and --pred (tracking) or --detections and --labels (detection)"
+            "expected --truth and --pred (tracking), --detections and --labels (detection), or --cameras and --keypoints (cameras on labelled frames)"
         ),
     }
 }
@@ -174,6 +177,59 @@ fn detection(args: &EvalArgs, dets_path: &Path, labels_dir: &Path) -> anyhow::Re
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!("{}", report.table().trim_end());
+    }
+    Ok(())
+}
+
+/// Scores `sportz calibrate` cameras against YOLO-pose pitch keypoint labels (paired by file
+/// stem; an image without a label file is reported and left out).
+fn keypoints(args: &EvalArgs, cams_path: &Path, labels_dir: &Path) -> anyhow::Result<()> {
+    use sportz_eval::keypoints::{ImageCamera, parse_keypoint_label, report, score_image, table};
+    use std::io::BufRead as _;
+    let labels = label_files(labels_dir)?;
+    let cams_name = cams_path.display().to_string();
+    let mut scores = Vec::new();
+    let mut unlabelled = 0usize;
+    for (i, line) in open_reader(cams_path, "cameras")?.lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read {cams_name}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let cam: ImageCamera = serde_json::from_str(&line).with_context(|| {
+            format!(
+                "{cams_name} line {}: expected a `sportz calibrate` line",
+                i + 1
+            )
+        })?;
+        let stem = Path::new(&cam.image)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        let Some(label) = labels.get(&stem) else {
+            eprintln!(
+                "{}: no label file {stem}.txt in {}",
+                cam.image,
+                labels_dir.display()
+            );
+            unlabelled += 1;
+            continue;
+        };
+        let text = std::fs::read_to_string(label)
+            .with_context(|| format!("cannot read {}", label.display()))?;
+        let kps = parse_keypoint_label(&text, &label.display().to_string())?;
+        scores.push(score_image(&cam, &kps));
+    }
+    anyhow::ensure!(
+        !scores.is_empty(),
+        "no camera of {cams_name} has a label file in {} ({unlabelled} without): are these cameras of other images?",
+        labels_dir.display()
+    );
+    let r = report(scores);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        print!("{}", table(&r));
     }
     Ok(())
 }

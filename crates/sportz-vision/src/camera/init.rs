@@ -85,6 +85,8 @@ pub enum InitFailure {
         markings: usize,
         needed: f64,
         min_markings: usize,
+        /// The best camera tried (refused), for diagnostics.
+        best: Option<Box<BroadcastCamera>>,
     },
 }
 
@@ -262,6 +264,7 @@ pub fn initialise(
             markings: 0,
             needed: cfg.min_support * 100.0,
             min_markings: cfg.min_markings,
+            best: None,
         });
     };
     if best.support() >= cfg.min_support
@@ -277,6 +280,7 @@ pub fn initialise(
             markings: best.markings,
             needed: cfg.min_support * 100.0,
             min_markings: cfg.min_markings,
+            best: Some(Box::new(best.camera)),
         })
     }
 }
