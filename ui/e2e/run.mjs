@@ -346,6 +346,44 @@ try {
     await a.waitForSelector('.scoreline');
   });
 
+  // Issue 15: no clicks. A match on a synthetic broadcast clip (`sportz synth`, seed 7373's
+  // kick-off view): the operator asks for the pitch, sees the model's lines over the still and
+  // saves the pairs the server found.
+  await scenario('calibration: "Find the pitch automatically" draws the pitch lines and saves', async () => {
+    const clipDir = join(dataDir, 'auto-clip');
+    await new Promise((res, rej) => {
+      const synth = spawn(BIN, ['synth', '--seed', '7373', '--seconds', '1', '--fps', '5', '--no-cuts', '--out', clipDir], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      synth.stderr.on('data', (d) => (err += d));
+      synth.on('exit', (code) => (code === 0 ? res() : rej(new Error(`sportz synth exited ${code}: ${err}`))));
+    });
+    const created = await fetch(`${base}/matches`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ homeTeam: 'Auto', awayTeam: 'Calibration', videoSource: { type: 'file', value: join(clipDir, 'match.mp4') } }),
+    }).then((r) => r.json());
+    const id = created.data.id;
+    // a page of its own (the operator's context): page A stays where the next scenarios expect it
+    const p = await ctxA.newPage();
+    p.on('pageerror', (e) => console.log(`[A2 pageerror] ${e.message}`));
+    try {
+      await p.goto(`${base}/#/match/${id}/calibrate`);
+      await p.waitForFunction(() => (document.querySelector('img.still')?.naturalWidth ?? 0) > 0, null, { timeout: 30_000 });
+      await p.getByRole('button', { name: 'Find the pitch automatically' }).click();
+      await p.waitForFunction(() => /Found the pitch/.test(document.querySelector('.auto-cal')?.textContent ?? ''), null, { timeout: 30_000 });
+      const lines = await p.locator('svg.pitch-lines polyline').count();
+      assert(lines >= 3, `${lines} pitch lines drawn`);
+      assert(await p.locator('svg.pitch-lines').isVisible(), 'the pitch lines are hidden');
+      await shot(p, '16-calibration-auto');
+      await p.getByRole('button', { name: 'Use this calibration' }).click();
+      await p.waitForFunction(() => /automatic calibration is saved/.test(document.querySelector('.auto-cal')?.textContent ?? ''), null, { timeout: 15_000 });
+      const saved = await fetch(`${base}/matches/${id}/calibration`).then((r) => r.json());
+      assert(saved.data.pairs.length >= 4 && saved.data.reprojectionErrorPx < 0.5, `saved ${JSON.stringify(saved.data)}`);
+    } finally {
+      await p.close();
+    }
+  }, MOCK ? 'the mock server has no automatic calibration' : undefined);
+
   await scenario('server stopped and restarted: badge reconnecting → connected', async () => {
     await stopServer(server);
     await badgeState(a, 'reconnecting', 15_000);
