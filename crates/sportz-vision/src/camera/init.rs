@@ -37,6 +37,10 @@ pub struct InitConfig {
     pub min_matched: usize,
     /// …on at least this many distinct markings.
     pub min_markings: usize,
+    /// …and explaining at least this share of the frame's line pixels (the recall side: a wrong
+    /// camera can put its few visible samples on lines while the frame's big markings stay
+    /// unexplained).
+    pub min_explained: f64,
     /// The frame needs this share of grass.
     pub min_grass: f64,
     pub test: LineTest,
@@ -63,6 +67,7 @@ impl Default for InitConfig {
             min_support: 0.7,
             min_matched: 30,
             min_markings: 3,
+            min_explained: 0.35,
             min_grass: 0.4,
             test: LineTest::default(),
         }
@@ -77,14 +82,16 @@ pub enum InitFailure {
     #[error("{found} line pixels found, expected at least {needed} (no pitch markings in view)")]
     NoLines { found: usize, needed: usize },
     #[error(
-        "no camera puts the pitch model on the lines: best {matched} of {visible} samples on {markings} markings, expected ≥ {needed:.0} % on ≥ {min_markings} markings"
+        "no camera puts the pitch model on the lines: best {matched} of {visible} samples on {markings} markings, explaining {:.0} % of the line pixels; expected ≥ {needed:.0} % of samples on ≥ {min_markings} markings, explaining ≥ {:.0} %", .explained * 100.0, .min_explained * 100.0
     )]
     NoFit {
         matched: usize,
         visible: usize,
         markings: usize,
+        explained: f64,
         needed: f64,
         min_markings: usize,
+        min_explained: f64,
         /// The best camera tried (refused), for diagnostics.
         best: Option<Box<BroadcastCamera>>,
     },
@@ -221,7 +228,9 @@ pub fn initialise(
         let until = picked.len() + cfg.keep;
         pick(&mut picked, list, until);
     }
-    let mut best: Option<LineFit> = None;
+    let dense = super::model::samples(0.25);
+    let explained = |f: &LineFit| explained_share(&mask, &f.camera, &dense);
+    let mut best: Option<(LineFit, f64)> = None;
     for (_, pos, pan, tilt, fov) in picked {
         let sl = cfg.position_slack;
         let refine = RefineConfig {
@@ -253,23 +262,30 @@ pub fn initialise(
             .filter(|f| f.camera.check().is_ok())
             .max_by(|a, b| quality(a).total_cmp(&quality(b)))
             .unwrap_or(held);
-        if best.as_ref().is_none_or(|b| quality(&fit) > quality(b)) {
-            best = Some(fit);
+        let e = explained(&fit);
+        if best
+            .as_ref()
+            .is_none_or(|(b, be)| quality(&fit) * e * e > quality(b) * be * be)
+        {
+            best = Some((fit, e));
         }
     }
-    let Some(best) = best else {
+    let Some((best, explained)) = best else {
         return Err(InitFailure::NoFit {
             matched: 0,
             visible: 0,
             markings: 0,
+            explained: 0.0,
             needed: cfg.min_support * 100.0,
             min_markings: cfg.min_markings,
+            min_explained: cfg.min_explained,
             best: None,
         });
     };
     if best.support() >= cfg.min_support
         && best.matched >= cfg.min_matched
         && best.markings >= cfg.min_markings
+        && explained >= cfg.min_explained
         && best.camera.check().is_ok()
     {
         Ok(best)
@@ -278,11 +294,47 @@ pub fn initialise(
             matched: best.matched,
             visible: best.visible,
             markings: best.markings,
+            explained,
             needed: cfg.min_support * 100.0,
             min_markings: cfg.min_markings,
+            min_explained: cfg.min_explained,
             best: Some(Box::new(best.camera)),
         })
     }
+}
+
+/// The share of the mask's line cells within 2 cells of the pitch model as `cam` projects it.
+fn explained_share(mask: &LineMask, cam: &BroadcastCamera, dense: &[LineSample]) -> f64 {
+    let (w, h) = (mask.width, mask.height);
+    let step = mask.step as f64;
+    let mut model = LineMask {
+        width: w,
+        height: h,
+        step: mask.step,
+        line: vec![false; w * h],
+        grass: Vec::new(),
+    };
+    for s in dense {
+        let Some(p) = cam.project(s.pitch) else {
+            continue;
+        };
+        if !cam.ray_hits_ground(p) {
+            continue;
+        }
+        let (u, v) = (p.x / step, p.y / step);
+        if u >= 0.0 && v >= 0.0 && u < w as f64 && v < h as f64 {
+            model.line[v as usize * w + u as usize] = true;
+        }
+    }
+    let near = distance_to_lines(&model, 8.0);
+    let (mut lines, mut hit) = (0usize, 0usize);
+    for (i, &l) in mask.line.iter().enumerate() {
+        if l {
+            lines += 1;
+            hit += usize::from(near[i] <= 2.0);
+        }
+    }
+    hit as f64 / lines.max(1) as f64
 }
 
 /// Adds the best of `list` that are not neighbours of one already picked, up to `until` in all.
