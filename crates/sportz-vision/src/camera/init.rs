@@ -29,7 +29,7 @@ pub struct InitConfig {
     pub fov_deg: (f64, f64),
     /// Source pixels per mask cell.
     pub mask_step: usize,
-    /// Candidates polished and fitted from each ranking (tight and loose).
+    /// Candidates polished and fitted.
     pub keep: usize,
     /// A fit is accepted with at least this share of visible samples on lines…
     pub min_support: f64,
@@ -63,11 +63,11 @@ impl Default for InitConfig {
             tilt_deg: (3.0, 40.0),
             fov_deg: (7.0, 52.0),
             mask_step: 4,
-            keep: 16,
+            keep: 24,
             min_support: 0.7,
             min_matched: 30,
             min_markings: 3,
-            min_explained: 0.35,
+            min_explained: 0.5,
             min_grass: 0.4,
             test: LineTest::default(),
         }
@@ -109,15 +109,9 @@ struct Chamfer<'a> {
 impl Chamfer<'_> {
     /// good − 0.5·missed − 1·(on non-grass), with a soft "good" within `tau` cells.
     fn score(&self, cam: &BroadcastCamera, samples: &[LineSample], tau: f32) -> f64 {
-        self.scores(cam, samples, [tau, tau])[0]
-    }
-
-    /// [`Chamfer::score`] at two tolerances in one pass: a tight one that ranks near-exact
-    /// candidates and a loose one that still sees a line 30 px away (the coarse grid's spacing).
-    fn scores(&self, cam: &BroadcastCamera, samples: &[LineSample], taus: [f32; 2]) -> [f64; 2] {
         let m = cam.image_from_pitch_matrix();
         let (w, h) = (self.mask.width as f64, self.mask.height as f64);
-        let mut s = [0.0_f64; 2];
+        let mut s = 0.0_f64;
         for smp in samples {
             let (x, y) = (smp.pitch.x, smp.pitch.y);
             let z = m[2][0] * x + m[2][1] * y + m[2][2];
@@ -131,15 +125,13 @@ impl Chamfer<'_> {
             }
             let i = v as usize * self.mask.width + u as usize;
             let d = self.dist[i];
-            for (s, &tau) in s.iter_mut().zip(&taus) {
-                *s += if d < tau {
-                    f64::from(1.0 - d / tau)
-                } else if self.mask.grass[i] {
-                    -0.5
-                } else {
-                    -1.0
-                };
-            }
+            s += if d < tau {
+                f64::from(1.0 - d / tau)
+            } else if self.mask.grass[i] {
+                -0.5
+            } else {
+                -1.0
+            };
         }
         s
     }
@@ -193,8 +185,7 @@ pub fn initialise(
     let (w, h) = (img.width(), img.height());
     let aspect = f64::from(h) / f64::from(w);
     // coarse grid: steps of a fifth of the field of view
-    // candidates ranked twice: tight (tolerance 4 cells) and loose (8 cells)
-    let mut cands: [Vec<Candidate>; 2] = [Vec::new(), Vec::new()];
+    let mut cands: Vec<Candidate> = Vec::new();
     for &pos in &cfg.positions {
         let mut fov = cfg.fov_deg.0;
         while fov <= cfg.fov_deg.1 {
@@ -209,11 +200,9 @@ pub fn initialise(
                 let mut tilt = cfg.tilt_deg.0;
                 while tilt <= cfg.tilt_deg.1 {
                     let c = camera(pos, pan, tilt, fov, w, h);
-                    let s = ch.scores(&c, coarse, [4.0, 8.0]);
-                    for (list, s) in cands.iter_mut().zip(s) {
-                        if s > 0.0 {
-                            list.push((s, pos, pan, tilt, fov));
-                        }
+                    let s = ch.score(&c, coarse, 4.0);
+                    if s > 0.0 {
+                        cands.push((s, pos, pan, tilt, fov));
                     }
                     tilt += ts;
                 }
@@ -223,11 +212,8 @@ pub fn initialise(
         }
     }
     let mut picked: Vec<Candidate> = Vec::new();
-    for mut list in cands {
-        list.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let until = picked.len() + cfg.keep;
-        pick(&mut picked, list, until);
-    }
+    cands.sort_by(|a, b| b.0.total_cmp(&a.0));
+    pick(&mut picked, cands, cfg.keep);
     let dense = super::model::samples(0.25);
     let explained = |f: &LineFit| explained_share(&mask, &f.camera, &dense);
     let mut best: Option<(LineFit, f64)> = None;
@@ -262,11 +248,11 @@ pub fn initialise(
             .filter(|f| f.camera.check().is_ok())
             .max_by(|a, b| quality(a).total_cmp(&quality(b)))
             .unwrap_or(held);
-        let e = explained(&fit);
         if best
             .as_ref()
-            .is_none_or(|(b, be)| quality(&fit) * e * e > quality(b) * be * be)
+            .is_none_or(|(b, _)| quality(&fit) > quality(b))
         {
+            let e = explained(&fit);
             best = Some((fit, e));
         }
     }
