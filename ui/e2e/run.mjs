@@ -346,13 +346,13 @@ try {
     await a.waitForSelector('.scoreline');
   });
 
-  // Issue 15: no clicks. A match on a synthetic broadcast clip (`sportz synth`, seed 7373's
+  // Issue 15: no clicks. A match on a synthetic broadcast clip (`sportz synth`, seed 6262's
   // kick-off view): the operator asks for the pitch, sees the model's lines over the still and
   // saves the pairs the server found.
   await scenario('calibration: "Find the pitch automatically" draws the pitch lines and saves', async () => {
     const clipDir = join(dataDir, 'auto-clip');
     await new Promise((res, rej) => {
-      const synth = spawn(BIN, ['synth', '--seed', '7373', '--seconds', '1', '--fps', '5', '--no-cuts', '--out', clipDir], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
+      const synth = spawn(BIN, ['synth', '--seed', '6262', '--seconds', '1', '--fps', '5', '--no-cuts', '--out', clipDir], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
       let err = '';
       synth.stderr.on('data', (d) => (err += d));
       synth.on('exit', (code) => (code === 0 ? res() : rej(new Error(`sportz synth exited ${code}: ${err}`))));
