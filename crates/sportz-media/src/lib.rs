@@ -192,7 +192,12 @@ pub fn still_rgb_command(input: &str, at_secs: f64, width: u32, height: u32) -> 
         cmd.args(["-ss", &format!("{at_secs:.3}")]);
     }
     cmd.args(["-i", input])
-        .args(["-frames:v", "1", "-vf", &format!("scale={width}:{height}:flags=area")])
+        .args([
+            "-frames:v",
+            "1",
+            "-vf",
+            &format!("scale={width}:{height}:flags=area"),
+        ])
         .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
