@@ -283,7 +283,13 @@ impl VisionSettings {
             tracker,
             ball,
             calibration,
-            camera: TrackerSettings::default(),
+            // live sources: find the camera beside the frame loop (a ~100 ms search must not
+            // stall it); offline files: inline, so a `track` run is reproducible
+            camera: TrackerSettings {
+                deferred_init: config.realtime
+                    || !matches!(config.source, sportz_contract::VideoSource::File(_)),
+                ..TrackerSettings::default()
+            },
             tracking: config.enable_tracking,
             teams: config.enable_tracking && config.enable_teams,
             events: config.enable_tracking && config.enable_events,
@@ -301,6 +307,9 @@ pub struct VisionAnalyzer {
     engine: EventEngine,
     ids: EventIds,
     camera: CameraTracker,
+    /// A camera search running on its own thread (deferred initialisation): its frame and the
+    /// channel its result comes back on.
+    init_job: Option<(u64, std::sync::mpsc::Receiver<InitResult>)>,
     /// Why the last frame had no camera (logged when it changes).
     camera_missing: Option<String>,
 }
@@ -327,12 +336,41 @@ impl VisionAnalyzer {
             ids: EventIds::new(*match_id),
             camera: CameraTracker::new(settings.camera.clone(), settings.calibration.as_ref()),
             camera_missing: None,
+            init_job: None,
             settings,
         }
     }
 }
 
+type InitResult = Result<sportz_vision::camera::LineFit, sportz_vision::camera::InitFailure>;
+
 impl VisionAnalyzer {
+    /// Runs the camera search on a copy of the frame on a thread of its own; the result comes
+    /// back on the returned channel (a failed thread just drops its sender).
+    fn spawn_init(
+        &self,
+        f: &VideoFrame,
+        boxes: Vec<sportz_vision::BBox>,
+    ) -> std::sync::mpsc::Receiver<InitResult> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (fine, coarse, cfg) = self.camera.init_inputs();
+        let (fine, coarse, cfg) = (fine.to_vec(), coarse.to_vec(), cfg.clone());
+        let (rgb, width, height) = (f.rgb.clone(), f.width, f.height);
+        let spawned = std::thread::Builder::new()
+            .name("sportz-camera-init".to_owned())
+            .spawn(move || {
+                if let Ok(img) = RgbImage::new(&rgb, width, height) {
+                    let _ = tx.send(sportz_vision::camera::initialise(
+                        &img, &boxes, &fine, &coarse, &cfg,
+                    ));
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "cannot start the camera search thread");
+        }
+        rx
+    }
+
     /// Logs when the frame's camera comes or goes, with the reason.
     fn note_camera(&mut self, frame: u64, step: &sportz_vision::camera::CameraStep) {
         if frame == 0
@@ -365,7 +403,20 @@ impl Analyzer for VisionAnalyzer {
         let (detections, detect_ms) = self.detector.detect(&image, &self.settings.decode)?;
         let people = detections.people();
         let boxes: Vec<_> = people.iter().map(|d| d.bbox).collect();
+        if let Some((frame, rx)) = &self.init_job {
+            match rx.try_recv() {
+                Ok(result) => {
+                    self.camera.offer_init(*frame, result);
+                    self.init_job = None;
+                }
+                Err(std::sync::mpsc::TryRecvError::Empty) => {}
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => self.init_job = None,
+            }
+        }
         let camera = self.camera.update(&image, &boxes);
+        if let Some(frame) = camera.init_request {
+            self.init_job = Some((frame, self.spawn_init(f, boxes.clone())));
+        }
         self.note_camera(f.frame_number, &camera);
         let s = &self.settings;
         let estimate = camera.estimate.as_ref();

@@ -261,3 +261,86 @@ fn a_frame_whose_buffer_does_not_match_its_size_is_an_error() {
     f.rgb.truncate(10);
     assert!(a.analyze(&f).unwrap_err().to_string().contains("expected"));
 }
+
+/// A live source: the camera search runs beside the frame loop, so the first frames go out at
+/// once in pixel mode and the camera arrives a few frames later (brought forward to that frame).
+#[test]
+fn on_a_live_source_the_camera_is_found_beside_the_frame_loop() {
+    let mut config = SessionConfig::new(VideoSource::Synthetic(6262));
+    config.realtime = true;
+    let settings = VisionSettings::from_config(&config).unwrap();
+    assert!(settings.camera.deferred_init);
+    let asked = Arc::new(AtomicU32::new(0));
+    let mut a = VisionAnalyzer::new(
+        Box::new(Scene {
+            people: Vec::new(),
+            ball: None,
+            ..scene(&asked)
+        }),
+        &MatchId::generate(),
+        settings,
+    );
+    let cfg = sportz_synth::SynthConfig {
+        width: 640,
+        height: 360,
+        cuts: false,
+        ..sportz_synth::SynthConfig::default()
+    };
+    let mut m = sportz_synth::SynthMatch::new(6262, cfg).unwrap();
+    let started = Instant::now();
+    let mut first_ms = f64::NAN;
+    let mut found_at = None;
+    for n in 0..200u64 {
+        let (img, truth) = m.render_next();
+        let f = VideoFrame {
+            frame_number: n,
+            video_timestamp: n as f64 / 25.0,
+            read_at: 1_700_000_000.0 + n as f64 / 25.0,
+            read_instant: Instant::now(),
+            width: img.width,
+            height: img.height,
+            rgb: img.data,
+        };
+        let t = Instant::now();
+        let out = a.analyze(&f).unwrap();
+        if n == 0 {
+            first_ms = t.elapsed().as_secs_f64() * 1000.0;
+            assert_eq!(out.frame.coordinate_mode, CoordinateMode::Pixel);
+            assert!(out.camera_missing.is_some());
+        }
+        if let Some(cam) = &out.frame.camera {
+            assert_eq!(cam.source, sportz_contract::CameraSource::Auto);
+            assert_eq!(out.frame.coordinate_mode, CoordinateMode::Pitch);
+            // the camera of an earlier frame, brought to this one: the centre of the image maps
+            // where the truth camera says
+            let h = cam.image_to_pitch;
+            let (u, v) = (320.0, 180.0);
+            let w = h[6] * u + h[7] * v + h[8];
+            let (x, y) = (
+                (h[0] * u + h[1] * v + h[2]) / w,
+                (h[3] * u + h[4] * v + h[5]) / w,
+            );
+            let t = truth.camera.pitch_from_image;
+            let tw = t[2][0] * u + t[2][1] * v + t[2][2];
+            let (tx, ty) = (
+                (t[0][0] * u + t[0][1] * v + t[0][2]) / tw,
+                (t[1][0] * u + t[1][1] * v + t[1][2]) / tw,
+            );
+            let err = (x - tx).hypot(y - ty);
+            assert!(
+                err < 1.0,
+                "frame {n}: image centre {err:.2} m from the truth"
+            );
+            found_at = Some(n);
+            break;
+        }
+        // a live source paces the frames; give the search thread its turn
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let n = found_at.unwrap_or_else(|| panic!("no camera in 200 frames ({:?})", started.elapsed()));
+    assert!(
+        n >= 1,
+        "found on frame 0: the search did not run beside the loop"
+    );
+    println!("first frame analysed in {first_ms:.1} ms; camera from frame {n}");
+}

@@ -29,6 +29,11 @@ pub struct TrackerSettings {
     pub max_unconfirmed: u32,
     /// While lost, initialisation is tried every this many frames.
     pub retry_every: u64,
+    /// Initialisation is left to the caller ([`CameraStep::init_request`], then
+    /// [`CameraTracker::offer_init`]), who runs it beside the frame loop; the tracker follows the
+    /// picture's motion meanwhile and brings the found camera forward to the frame it arrives on.
+    /// Off (the default), it runs inline: deterministic, for offline analysis.
+    pub deferred_init: bool,
 }
 
 impl Default for TrackerSettings {
@@ -41,6 +46,7 @@ impl Default for TrackerSettings {
             min_markings: 2,
             max_unconfirmed: 25,
             retry_every: 5,
+            deferred_init: false,
         }
     }
 }
@@ -108,6 +114,23 @@ pub struct CameraStep {
     pub missing: Option<NoCamera>,
     /// Whether a cut was detected on this frame.
     pub cut: bool,
+    /// With [`TrackerSettings::deferred_init`]: run [`initialise`] on this frame (its number) and
+    /// hand the result to [`CameraTracker::offer_init`] when it is done.
+    pub init_request: Option<u64>,
+}
+
+/// An initialisation running elsewhere: the frame it runs on, and the picture's motion since
+/// (that frame's pixels → the latest frame's), `None` once the motion was lost.
+#[derive(Debug, Clone)]
+struct Pending {
+    frame: u64,
+    motion: Option<[[f64; 3]; 3]>,
+}
+
+const IDENTITY: [[f64; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+fn mul3(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
 }
 
 #[derive(Debug, Clone)]
@@ -137,6 +160,8 @@ pub struct CameraTracker {
     frame: u64,
     /// How the manual calibration (if any) agreed with the first frame's lines.
     manual_check: Option<LineFit>,
+    pending: Option<Pending>,
+    offered: Option<(u64, Result<LineFit, InitFailure>)>,
 }
 
 fn calibration_of(camera: &BroadcastCamera) -> Option<Calibration> {
@@ -163,7 +188,21 @@ impl CameraTracker {
             state,
             frame: 0,
             manual_check: None,
+            pending: None,
+            offered: None,
         }
+    }
+
+    /// What [`initialise`] needs besides the frame (with [`TrackerSettings::deferred_init`]).
+    #[must_use]
+    pub fn init_inputs(&self) -> (&[LineSample], &[LineSample], &InitConfig) {
+        (&self.samples, &self.coarse, &self.settings.init)
+    }
+
+    /// The result of the initialisation [`CameraStep::init_request`] asked for on `frame`; it is
+    /// used on the next [`CameraTracker::update`] (dropped if a cut came in between).
+    pub fn offer_init(&mut self, frame: u64, result: Result<LineFit, InitFailure>) {
+        self.offered = Some((frame, result));
     }
 
     /// How the manual calibration sat on the first frame's lines (its support and RMS distance),
@@ -217,6 +256,7 @@ impl CameraTracker {
                 }),
                 missing: None,
                 cut,
+                init_request: None,
             };
         }
         if cut {
@@ -224,6 +264,16 @@ impl CameraTracker {
                 last_try: None,
                 why: NoCamera::Cut.to_string(),
             };
+            self.pending = None;
+        }
+        if let Some(p) = self.pending.as_mut() {
+            p.motion = match (p.motion, motion.as_ref()) {
+                (Some(acc), Some(m)) if m.inliers >= 12 => Some(mul3(&m.h, &acc)),
+                _ => None,
+            };
+        }
+        if let Some(step) = self.take_offered(img, boxes, cut) {
+            return step;
         }
         match self.state.clone() {
             State::Tracking {
@@ -294,6 +344,7 @@ impl CameraTracker {
                 estimate: None,
                 missing: Some(why),
                 cut,
+                init_request: None,
             };
         }
         // a manual seed stays "manual" until the camera has moved
@@ -308,6 +359,7 @@ impl CameraTracker {
                 estimate: None,
                 missing: Some(NoCamera::LostLines { frames: 0 }),
                 cut,
+                init_request: None,
             };
         };
         CameraStep {
@@ -323,6 +375,53 @@ impl CameraTracker {
             }),
             missing: None,
             cut,
+            init_request: None,
+        }
+    }
+
+    /// Applies an offered initialisation result: the camera found on its frame, brought forward
+    /// by the motion since and confirmed on this frame's lines.
+    fn take_offered(
+        &mut self,
+        img: &RgbImage<'_>,
+        boxes: &[BBox],
+        cut: bool,
+    ) -> Option<CameraStep> {
+        let (frame, result) = self.offered.take()?;
+        let pending = self.pending.take().filter(|p| p.frame == frame)?;
+        match (result, pending.motion) {
+            (Ok(fit), Some(acc)) => {
+                let camera = if acc == IDENTITY {
+                    fit.camera
+                } else {
+                    chain(&fit.camera, &acc)?
+                };
+                self.state = State::Tracking {
+                    camera,
+                    unconfirmed: 0,
+                    manual: false,
+                };
+                let mut step = self.follow(img, boxes, camera, 0, false, None, cut);
+                if let Some(e) = step.estimate.as_mut() {
+                    e.source = CameraSource::Auto;
+                }
+                Some(step)
+            }
+            (Ok(_), None) => {
+                // the picture moved in a way no homography followed: try again
+                self.state = State::Lost {
+                    last_try: None,
+                    why: "the camera moved too much while it was being found".to_owned(),
+                };
+                None
+            }
+            (Err(e), _) => {
+                self.state = State::Lost {
+                    last_try: Some(frame),
+                    why: e.to_string(),
+                };
+                None
+            }
         }
     }
 
@@ -336,7 +435,7 @@ impl CameraTracker {
         cut: bool,
     ) -> CameraStep {
         let due = last_try.is_none_or(|t| n >= t + self.settings.retry_every);
-        if !due {
+        if !due || self.pending.is_some() {
             return CameraStep {
                 estimate: None,
                 missing: Some(if cut {
@@ -345,6 +444,27 @@ impl CameraTracker {
                     NoCamera::Waiting(why.to_owned())
                 }),
                 cut,
+                init_request: None,
+            };
+        }
+        if self.settings.deferred_init {
+            self.pending = Some(Pending {
+                frame: n,
+                motion: Some(IDENTITY),
+            });
+            self.state = State::Lost {
+                last_try: Some(n),
+                why: why.to_owned(),
+            };
+            return CameraStep {
+                estimate: None,
+                missing: Some(if cut {
+                    NoCamera::Cut
+                } else {
+                    NoCamera::Waiting(why.to_owned())
+                }),
+                cut,
+                init_request: Some(n),
             };
         }
         match initialise(img, boxes, &self.samples, &self.coarse, &self.settings.init) {
@@ -354,6 +474,7 @@ impl CameraTracker {
                         estimate: None,
                         missing: Some(NoCamera::Waiting("singular camera".to_owned())),
                         cut,
+                        init_request: None,
                     };
                 };
                 self.state = State::Tracking {
@@ -370,6 +491,7 @@ impl CameraTracker {
                     }),
                     missing: None,
                     cut,
+                    init_request: None,
                 }
             }
             Err(e) => {
@@ -381,6 +503,7 @@ impl CameraTracker {
                     estimate: None,
                     missing: Some(NoCamera::Init(e)),
                     cut,
+                    init_request: None,
                 }
             }
         }

@@ -294,3 +294,86 @@ fn frames_without_a_pitch_get_no_camera_and_say_why() {
         assert!(msg.contains(why), "{msg} should mention {why}");
     }
 }
+
+#[test]
+fn a_deferred_initialisation_is_brought_forward_to_the_frame_it_arrives_on() {
+    let cams = path(10);
+    let settings = TrackerSettings {
+        deferred_init: true,
+        ..TrackerSettings::default()
+    };
+    let mut t = CameraTracker::new(settings, None);
+    let frames: Vec<Vec<u8>> = cams.iter().map(|c| render(c, Look::default())).collect();
+    let image = |i: usize| RgbImage::new(&frames[i], W, H).unwrap();
+    let first = t.update(&image(0), &[]);
+    assert_eq!(first.init_request, Some(0));
+    assert!(first.estimate.is_none());
+    // the search runs "elsewhere" on frame 0 while frames 1–3 go by without a camera
+    let (fine, coarse, cfg) = t.init_inputs();
+    let (fine, coarse, cfg) = (fine.to_vec(), coarse.to_vec(), cfg.clone());
+    let found = initialise(&image(0), &[], &fine, &coarse, &cfg);
+    for i in 1..4 {
+        let step = t.update(&image(i), &[]);
+        assert!(
+            step.estimate.is_none() && step.init_request.is_none(),
+            "frame {i}"
+        );
+    }
+    t.offer_init(0, found);
+    let step = t.update(&image(4), &[]);
+    let est = step
+        .estimate
+        .unwrap_or_else(|| panic!("{:?}", step.missing));
+    assert_eq!(est.source, CameraSource::Auto);
+    let e = error_m(&cams[4], &est.calibration.pitch_from_image);
+    assert!(
+        e < 0.3,
+        "camera of frame 0 brought to frame 4 is {e:.2} m off"
+    );
+    for (i, c) in cams.iter().enumerate().skip(5) {
+        let step = t.update(&image(i), &[]);
+        let est = step.estimate.unwrap();
+        assert_eq!(est.source, CameraSource::Tracked);
+        assert!(
+            error_m(c, &est.calibration.pitch_from_image) < 0.3,
+            "frame {i}"
+        );
+    }
+}
+
+#[test]
+fn a_deferred_initialisation_from_before_a_cut_is_dropped() {
+    let a = cam(-10.0, 12.0, 30.0);
+    let b = cam(25.0, 16.0, 22.0);
+    let settings = TrackerSettings {
+        deferred_init: true,
+        ..TrackerSettings::default()
+    };
+    let mut t = CameraTracker::new(settings, None);
+    let ia = render(&a, Look::default());
+    let ib = render(
+        &b,
+        Look {
+            stands: 160,
+            scoreboard: true,
+        },
+    );
+    let ima = RgbImage::new(&ia, W, H).unwrap();
+    assert_eq!(t.update(&ima, &[]).init_request, Some(0));
+    let (fine, coarse, cfg) = t.init_inputs();
+    let (fine, coarse, cfg) = (fine.to_vec(), coarse.to_vec(), cfg.clone());
+    let found = initialise(&ima, &[], &fine, &coarse, &cfg);
+    assert!(found.is_ok());
+    // the cut comes before the result (seen by the colours or, here, by the motion no longer
+    // following): the old shot's camera must not be used on the new one
+    let cut = t.update(&RgbImage::new(&ib, W, H).unwrap(), &[]);
+    assert!(cut.estimate.is_none());
+    t.offer_init(0, found);
+    let after = t.update(&RgbImage::new(&ib, W, H).unwrap(), &[]);
+    assert!(
+        after.estimate.is_none(),
+        "the old shot's camera was used after the cut"
+    );
+    // and a search of the new shot is asked for at once
+    assert_eq!(after.init_request, Some(2));
+}
