@@ -34,6 +34,8 @@ pub struct TrackerSettings {
     /// picture's motion meanwhile and brings the found camera forward to the frame it arrives on.
     /// Off (the default), it runs inline: deterministic, for offline analysis.
     pub deferred_init: bool,
+    /// Every this many frames a confirmed camera's position is refitted too (0: never).
+    pub reposition_every: u64,
 }
 
 impl Default for TrackerSettings {
@@ -47,6 +49,7 @@ impl Default for TrackerSettings {
             max_unconfirmed: 25,
             retry_every: 5,
             deferred_init: false,
+            reposition_every: 25,
         }
     }
 }
@@ -327,11 +330,45 @@ impl CameraTracker {
                 true,
             );
         }
-        let (cam, unconfirmed, confidence) = if confirmed {
+        let (mut cam, unconfirmed, mut confidence) = if confirmed {
             (fit.camera, 0, fit.support())
         } else {
             (predicted, unconfirmed + 1, fit.support())
         };
+        // Now and then, with many markings in view, let the position move too: the position an
+        // initialisation found on a narrow view trades off against the focal length, and held
+        // for a whole shot that bias stays.
+        if confirmed
+            && s.reposition_every > 0
+            && self.frame % s.reposition_every == 0
+            && fit.markings >= 4
+        {
+            let p = cam.position;
+            let (lo, hi) = super::refine::MAIN_CAMERA_BOX;
+            let slack = [8.0, 12.0, 5.0];
+            let bounds = (
+                std::array::from_fn(|k| (p[k] - slack[k]).max(lo[k])),
+                std::array::from_fn(|k| (p[k] + slack[k]).min(hi[k])),
+            );
+            let free = fit_to_lines(
+                img,
+                &cam,
+                &self.samples,
+                boxes,
+                &RefineConfig {
+                    free_position: true,
+                    position_box: bounds,
+                    ..s.refine
+                },
+            );
+            if free.camera.check().is_ok()
+                && free.support() >= fit.support() + 0.01
+                && free.markings >= fit.markings
+            {
+                cam = free.camera;
+                confidence = free.support();
+            }
+        }
         if unconfirmed > s.max_unconfirmed || cam.check().is_err() {
             let why = NoCamera::LostLines {
                 frames: unconfirmed,
