@@ -340,7 +340,7 @@ impl CameraTracker {
         // for a whole shot that bias stays.
         if confirmed
             && s.reposition_every > 0
-            && self.frame % s.reposition_every == 0
+            && self.frame.is_multiple_of(s.reposition_every)
             && fit.markings >= 4
         {
             let p = cam.position;
