@@ -31,7 +31,8 @@ pub struct InitConfig {
     pub mask_step: usize,
     /// Candidates polished and fitted.
     pub keep: usize,
-    /// A fit is accepted with at least this share of visible samples on lines…
+    /// A fit is accepted with at least this share of observable samples on lines (visible, with
+    /// grass beside them: [`LineFit::observed_support`])…
     pub min_support: f64,
     /// …this many matched samples…
     pub min_matched: usize,
@@ -82,7 +83,7 @@ pub enum InitFailure {
     #[error("{found} line pixels found, expected at least {needed} (no pitch markings in view)")]
     NoLines { found: usize, needed: usize },
     #[error(
-        "no camera puts the pitch model on the lines: best {matched} of {visible} samples on {markings} markings, explaining {:.0} % of the line pixels; expected ≥ {needed:.0} % of samples on ≥ {min_markings} markings, explaining ≥ {:.0} %", .explained * 100.0, .min_explained * 100.0
+        "no camera puts the pitch model on the lines: best {matched} of {visible} observable samples on {markings} markings, explaining {:.0} % of the line pixels; expected ≥ {needed:.0} % of samples on ≥ {min_markings} markings, explaining ≥ {:.0} %", .explained * 100.0, .min_explained * 100.0
     )]
     NoFit {
         matched: usize,
@@ -246,11 +247,11 @@ pub fn initialise(
         let fit = [held, free, again]
             .into_iter()
             .filter(|f| f.camera.check().is_ok())
-            .max_by(|a, b| quality(a).total_cmp(&quality(b)))
+            .max_by(|a, b| rank(a, cfg).total_cmp(&rank(b, cfg)))
             .unwrap_or(held);
         if best
             .as_ref()
-            .is_none_or(|(b, _)| quality(&fit) > quality(b))
+            .is_none_or(|(b, _)| rank(&fit, cfg) > rank(b, cfg))
         {
             let e = explained(&fit);
             best = Some((fit, e));
@@ -268,7 +269,7 @@ pub fn initialise(
             best: None,
         });
     };
-    if best.support() >= cfg.min_support
+    if best.observed_support() >= cfg.min_support
         && best.matched >= cfg.min_matched
         && best.markings >= cfg.min_markings
         && explained >= cfg.min_explained
@@ -277,8 +278,8 @@ pub fn initialise(
         Ok(best)
     } else {
         Err(InitFailure::NoFit {
-            matched: best.matched,
-            visible: best.visible,
+            matched: best.matched_observable,
+            visible: best.observable,
             markings: best.markings,
             explained,
             needed: cfg.min_support * 100.0,
@@ -338,6 +339,16 @@ fn pick(picked: &mut Vec<Candidate>, list: Vec<Candidate>, until: usize) {
         if !near {
             picked.push(c);
         }
+    }
+}
+
+/// [`quality`], with every fit on too few markings (which can never be accepted) below every
+/// fit that has enough.
+fn rank(f: &LineFit, cfg: &InitConfig) -> f64 {
+    if f.markings >= cfg.min_markings {
+        quality(f)
+    } else {
+        quality(f) - 1e9
     }
 }
 

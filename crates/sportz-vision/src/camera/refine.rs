@@ -5,7 +5,7 @@
 //! the camera does not move, it turns and zooms) or freed (initialisation).
 
 use super::broadcast::BroadcastCamera;
-use super::lines::{LineTest, search_normal};
+use super::lines::{LineTest, is_grass, search_normal};
 use super::model::LineSample;
 use crate::pitch::solve;
 use crate::{BBox, Point, RgbImage};
@@ -57,6 +57,10 @@ pub struct LineFit {
     pub rms_px: f64,
     /// How many distinct markings (touchline, halfway line, box sides, circle…) were matched.
     pub markings: usize,
+    /// Visible samples with grass on both sides, where the line test can see a line at all (a
+    /// touchline against the boards cannot be), and how many of those matched.
+    pub observable: usize,
+    pub matched_observable: usize,
 }
 
 impl LineFit {
@@ -69,6 +73,26 @@ impl LineFit {
             self.matched as f64 / self.visible as f64
         }
     }
+
+    /// `matched_observable / observable`: the support counting only samples the line test
+    /// could have matched (what acceptance uses).
+    #[must_use]
+    pub fn observed_support(&self) -> f64 {
+        if self.observable == 0 {
+            0.0
+        } else {
+            self.matched_observable as f64 / self.observable as f64
+        }
+    }
+}
+
+/// What [`correspondences`] found.
+struct Found {
+    visible: usize,
+    matches: Vec<Match>,
+    markings: usize,
+    observable: usize,
+    matched_observable: usize,
 }
 
 struct Match {
@@ -137,9 +161,9 @@ fn correspondences(
     boxes: &[BBox],
     reach: f64,
     test: &LineTest,
-) -> (usize, Vec<Match>, usize) {
+) -> Found {
     let (w, h) = (f64::from(img.width()), f64::from(img.height()));
-    let mut visible = 0;
+    let (mut visible, mut observable, mut matched_observable) = (0, 0, 0);
     let mut out = Vec::new();
     let mut seen = [false; 32];
     for s in samples {
@@ -149,10 +173,24 @@ fn correspondences(
         if !inside(p, w, h, 2.0) || hidden(p, boxes) || !cam.ray_hits_ground(p) {
             continue;
         }
-        visible += 1;
         // grass is looked for beyond the line: its projected width (0.12 m) plus a margin
         let half_width = (px_per_m * 0.12 + 3.0).clamp(3.0, 12.0);
+        // a line with no grass beside it (a touchline against the boards) cannot be seen by the
+        // line test: it is not counted for or against the camera
+        let beside = |k: f64| {
+            let q = (p.x + n.0 * k, p.y + n.1 * k);
+            q.0 >= 0.0
+                && q.1 >= 0.0
+                && q.0 < w
+                && q.1 < h
+                && is_grass(img.pixel(q.0 as u32, q.1 as u32))
+        };
+        let far = half_width + 2.0;
+        let can_see = beside(far) && beside(-far);
+        visible += 1;
+        observable += usize::from(can_see);
         if let Some(t) = search_normal(img, p, n, reach, half_width, test) {
+            matched_observable += usize::from(can_see);
             out.push(Match {
                 pitch: s.pitch,
                 target: Point::new(p.x + n.0 * t, p.y + n.1 * t),
@@ -164,7 +202,13 @@ fn correspondences(
         }
     }
     let markings = seen.iter().filter(|v| **v).count();
-    (visible, out, markings)
+    Found {
+        visible,
+        matches: out,
+        markings,
+        observable,
+        matched_observable,
+    }
 }
 
 fn residuals(cam: &BroadcastCamera, m: &[Match], out: &mut Vec<f64>) {
@@ -237,7 +281,9 @@ pub fn fit_to_lines(
     let free = if cfg.free_position { PARAMS } else { 4 };
     let mut cam = *start;
     for &reach in &cfg.reach_px {
-        let (_, matches, markings) = correspondences(img, &cam, samples, boxes, reach, &cfg.test);
+        let Found {
+            matches, markings, ..
+        } = correspondences(img, &cam, samples, boxes, reach, &cfg.test);
         let min_matches = if cfg.free_position { 12 } else { 6 };
         if matches.len() < min_matches || markings < 2 {
             continue;
@@ -255,8 +301,13 @@ pub fn fit_to_lines(
             }
         }
     }
-    let (visible, matches, markings) =
-        correspondences(img, &cam, samples, boxes, cfg.reach_px[2], &cfg.test);
+    let Found {
+        visible,
+        matches,
+        markings,
+        observable,
+        matched_observable,
+    } = correspondences(img, &cam, samples, boxes, cfg.reach_px[2], &cfg.test);
     let mut r = Vec::new();
     residuals(&cam, &matches, &mut r);
     let rms = if r.is_empty() {
@@ -270,6 +321,8 @@ pub fn fit_to_lines(
         matched: matches.len(),
         rms_px: rms,
         markings,
+        observable,
+        matched_observable,
     }
 }
 
