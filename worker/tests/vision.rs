@@ -225,14 +225,36 @@ async fn yolox_nano_tracks_the_players_of_the_broadcast_clip_through_a_worker_se
     let median = counts[counts.len() / 2];
     // how many frames each track id appears in
     let mut life: HashMap<u64, usize> = HashMap::new();
+    // no calibration was given: a frame is in pitch mode only with a camera found from its lines
+    // (issue 15), and then its players stand on (or just off) the pitch
+    let mut with_camera = 0;
     for f in &frames {
-        assert_eq!(f.coordinate_mode, CoordinateMode::Pixel, "uncalibrated");
-        assert!(f.players.iter().all(|p| p.pitch.is_none()));
+        assert_eq!(
+            f.coordinate_mode == CoordinateMode::Pitch,
+            f.camera.is_some(),
+            "pitch mode if and only if the frame has a camera"
+        );
+        if f.camera.is_some() {
+            with_camera += 1;
+            for p in &f.players {
+                let q = p.pitch.expect("a pitch position in pitch mode");
+                assert!(
+                    (-15.0..=120.0).contains(&q.x) && (-15.0..=83.0).contains(&q.y),
+                    "a player at {q:?}"
+                );
+            }
+        } else {
+            assert!(f.players.iter().all(|p| p.pitch.is_none()));
+        }
         for p in &f.players {
             *life.entry(p.track_id).or_default() += 1;
         }
     }
     let long_lived = life.values().filter(|n| **n >= 72).count();
+    eprintln!(
+        "yolox_nano session: {with_camera} of {} frames with a camera found from the lines",
+        frames.len()
+    );
     eprintln!(
         "yolox_nano session: players per frame {}..{} (median {median}), {} track ids, {long_lived} seen in ≥ 80% of frames",
         counts[0],
