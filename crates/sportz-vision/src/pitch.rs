@@ -41,10 +41,17 @@ const fn lm(name: &'static str, x: f64, y: f64) -> Landmark {
     }
 }
 
-const MID_Y: f64 = WIDTH_M / 2.0;
-const PA_HALF: f64 = 20.16; // penalty area: 40.32 wide, 16.5 deep
-const GA_HALF: f64 = 9.16; // goal area: 18.32 wide, 5.5 deep
-const CIRCLE_R: f64 = 9.15;
+pub(crate) const MID_Y: f64 = WIDTH_M / 2.0;
+/// Penalty area: 40.32 m wide, 16.5 m deep.
+pub(crate) const PA_HALF: f64 = 20.16;
+pub(crate) const PA_DEPTH: f64 = 16.5;
+/// Goal area: 18.32 m wide, 5.5 m deep.
+pub(crate) const GA_HALF: f64 = 9.16;
+pub(crate) const GA_DEPTH: f64 = 5.5;
+/// Centre circle and penalty arcs.
+pub(crate) const CIRCLE_R: f64 = 9.15;
+/// Penalty spot, from the goal line.
+pub(crate) const SPOT_M: f64 = 11.0;
 
 /// Every landmark of the standard pitch ("top" is y = 0, "left" is x = 0).
 pub const LANDMARKS: [Landmark; 33] = [
@@ -59,21 +66,25 @@ pub const LANDMARKS: [Landmark; 33] = [
     lm("centre_circle_bottom", LENGTH_M / 2.0, MID_Y + CIRCLE_R),
     lm("centre_circle_left", LENGTH_M / 2.0 - CIRCLE_R, MID_Y),
     lm("centre_circle_right", LENGTH_M / 2.0 + CIRCLE_R, MID_Y),
-    lm("left_penalty_spot", 11.0, MID_Y),
-    lm("right_penalty_spot", LENGTH_M - 11.0, MID_Y),
+    lm("left_penalty_spot", SPOT_M, MID_Y),
+    lm("right_penalty_spot", LENGTH_M - SPOT_M, MID_Y),
     lm("left_penalty_area_top_goal_line", 0.0, MID_Y - PA_HALF),
-    lm("left_penalty_area_top", 16.5, MID_Y - PA_HALF),
-    lm("left_penalty_area_bottom", 16.5, MID_Y + PA_HALF),
+    lm("left_penalty_area_top", PA_DEPTH, MID_Y - PA_HALF),
+    lm("left_penalty_area_bottom", PA_DEPTH, MID_Y + PA_HALF),
     lm("left_penalty_area_bottom_goal_line", 0.0, MID_Y + PA_HALF),
     lm(
         "right_penalty_area_top_goal_line",
         LENGTH_M,
         MID_Y - PA_HALF,
     ),
-    lm("right_penalty_area_top", LENGTH_M - 16.5, MID_Y - PA_HALF),
+    lm(
+        "right_penalty_area_top",
+        LENGTH_M - PA_DEPTH,
+        MID_Y - PA_HALF,
+    ),
     lm(
         "right_penalty_area_bottom",
-        LENGTH_M - 16.5,
+        LENGTH_M - PA_DEPTH,
         MID_Y + PA_HALF,
     ),
     lm(
@@ -82,12 +93,16 @@ pub const LANDMARKS: [Landmark; 33] = [
         MID_Y + PA_HALF,
     ),
     lm("left_goal_area_top_goal_line", 0.0, MID_Y - GA_HALF),
-    lm("left_goal_area_top", 5.5, MID_Y - GA_HALF),
-    lm("left_goal_area_bottom", 5.5, MID_Y + GA_HALF),
+    lm("left_goal_area_top", GA_DEPTH, MID_Y - GA_HALF),
+    lm("left_goal_area_bottom", GA_DEPTH, MID_Y + GA_HALF),
     lm("left_goal_area_bottom_goal_line", 0.0, MID_Y + GA_HALF),
     lm("right_goal_area_top_goal_line", LENGTH_M, MID_Y - GA_HALF),
-    lm("right_goal_area_top", LENGTH_M - 5.5, MID_Y - GA_HALF),
-    lm("right_goal_area_bottom", LENGTH_M - 5.5, MID_Y + GA_HALF),
+    lm("right_goal_area_top", LENGTH_M - GA_DEPTH, MID_Y - GA_HALF),
+    lm(
+        "right_goal_area_bottom",
+        LENGTH_M - GA_DEPTH,
+        MID_Y + GA_HALF,
+    ),
     lm(
         "right_goal_area_bottom_goal_line",
         LENGTH_M,

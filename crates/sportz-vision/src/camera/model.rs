@@ -2,7 +2,9 @@
 //! sampled every metre into points with their direction along the marking.
 
 use crate::Point;
-use crate::pitch::{LENGTH_M, WIDTH_M};
+use crate::pitch::{
+    CIRCLE_R, GA_DEPTH, GA_HALF, LENGTH_M, MID_Y, PA_DEPTH, PA_HALF, SPOT_M, WIDTH_M,
+};
 
 /// One sampled point of a pitch marking.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -16,13 +18,6 @@ pub struct LineSample {
 }
 
 const MID_X: f64 = LENGTH_M / 2.0;
-const MID_Y: f64 = WIDTH_M / 2.0;
-const PA_DEPTH: f64 = 16.5;
-const PA_HALF: f64 = 20.16;
-const GA_DEPTH: f64 = 5.5;
-const GA_HALF: f64 = 9.16;
-const CIRCLE_R: f64 = 9.15;
-const SPOT_M: f64 = 11.0;
 
 /// A straight marking (two pitch points) or an arc (centre, radius, start and end angle).
 #[derive(Debug, Clone, Copy, PartialEq)]
