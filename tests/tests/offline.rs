@@ -29,6 +29,14 @@ fn ok(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `sportz eval ARGS --json`, parsed.
+fn eval_json(args: &[&str], dir: &Path) -> Value {
+    let mut all = vec!["eval"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    serde_json::from_str(&ok(&sportz(&all, dir))).expect("eval prints JSON")
+}
+
 #[test]
 fn synth_track_eval_with_the_built_in_detector() {
     let dir = tempfile::tempdir().unwrap();
@@ -90,18 +98,7 @@ fn synth_track_eval_with_the_built_in_detector() {
     for heading in ["HOTA", "IDF1", "recall", "pitch error", "goal", "ball_out"] {
         assert!(table.contains(heading), "{heading} in\n{table}");
     }
-    let json: Value = serde_json::from_str(&ok(&sportz(
-        &[
-            "eval",
-            "--truth",
-            "m/truth.jsonl",
-            "--pred",
-            "run.jsonl",
-            "--json",
-        ],
-        d,
-    )))
-    .unwrap();
+    let json = eval_json(&["--truth", "m/truth.jsonl", "--pred", "run.jsonl"], d);
     let hota = json["players"]["hota"].as_f64().unwrap();
     let recall = json["ball"]["recall"].as_f64().unwrap();
     assert!(hota > 0.4, "player HOTA {hota}: {json}");
@@ -139,18 +136,7 @@ fn track_without_a_calibration_finds_the_camera_from_the_lines() {
             assert!(["auto", "tracked"].contains(&cam["source"].as_str().unwrap()));
         }
     }
-    let json: Value = serde_json::from_str(&ok(&sportz(
-        &[
-            "eval",
-            "--truth",
-            "m/truth.jsonl",
-            "--pred",
-            "run.jsonl",
-            "--json",
-        ],
-        d,
-    )))
-    .unwrap();
+    let json = eval_json(&["--truth", "m/truth.jsonl", "--pred", "run.jsonl"], d);
     let cam = &json["camera"];
     let calibrated = cam["calibrated_share"].as_f64().unwrap();
     let cam_error = cam["mean_error_m"].as_f64().unwrap();
@@ -250,18 +236,7 @@ fn calibrate_finds_the_camera_of_a_still_and_eval_scores_it_on_keypoints() {
     );
     assert!(d.join("drawn/frame0.png").is_file());
 
-    let json: Value = serde_json::from_str(&ok(&sportz(
-        &[
-            "eval",
-            "--cameras",
-            "cams.jsonl",
-            "--keypoints",
-            "labels",
-            "--json",
-        ],
-        d,
-    )))
-    .unwrap();
+    let json = eval_json(&["--cameras", "cams.jsonl", "--keypoints", "labels"], d);
     assert_eq!(json["images"], 1, "{json}");
     assert_eq!(json["calibrated"], 1, "{json}");
     let grid = json["grid_mean_m"].as_f64().unwrap();

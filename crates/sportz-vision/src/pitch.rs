@@ -16,8 +16,8 @@ mod homography;
 mod ransac;
 
 pub use calibration::{Calibration, PointPair, ReprojectionError};
-pub(crate) use homography::solve;
 pub use homography::{Homography, fit_dlt, fit_homography};
+pub(crate) use homography::{mul3, solve};
 pub use ransac::RansacConfig;
 
 /// Pitch length (x), metres.

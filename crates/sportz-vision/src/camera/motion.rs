@@ -3,7 +3,7 @@
 //! two frames. A camera that only turns and zooms moves every pixel by one homography, so the
 //! result chains onto the previous frame's ground homography.
 
-use crate::pitch::solve;
+use crate::pitch::{Homography, solve};
 use crate::rng::SplitMix64;
 use crate::{BBox, Point, RgbImage};
 
@@ -352,17 +352,6 @@ fn four_point(src: &[Point; 4], dst: &[Point; 4]) -> Option<[[f64; 3]; 3]> {
     Some([[h[0], h[1], h[2]], [h[3], h[4], h[5]], [h[6], h[7], 1.0]])
 }
 
-fn map(h: &[[f64; 3]; 3], p: Point) -> Option<Point> {
-    let w = h[2][0] * p.x + h[2][1] * p.y + h[2][2];
-    if w.abs() < 1e-12 {
-        return None;
-    }
-    Some(Point::new(
-        (h[0][0] * p.x + h[0][1] * p.y + h[0][2]) / w,
-        (h[1][0] * p.x + h[1][1] * p.y + h[1][2]) / w,
-    ))
-}
-
 /// RANSAC homography from `src` to `dst` (seeded, adaptive iteration count), refitted by least
 /// squares on the inliers; `None` with fewer than 8 pairs or no consensus.
 #[must_use]
@@ -386,11 +375,16 @@ pub fn ransac_homography(
         if (0..4).any(|i| (i + 1..4).any(|j| idx[i] == idx[j])) {
             continue;
         }
-        let Some(h) = four_point(&idx.map(|i| src[i]), &idx.map(|i| dst[i])) else {
+        let Some(h) = four_point(&idx.map(|i| src[i]), &idx.map(|i| dst[i]))
+            .and_then(|m| Homography::from_matrix(m).ok())
+        else {
             continue;
         };
         let inl: Vec<usize> = (0..n)
-            .filter(|&i| map(&h, src[i]).is_some_and(|q| q.distance(&dst[i]) <= threshold))
+            .filter(|&i| {
+                h.apply(src[i])
+                    .is_some_and(|q| q.distance(&dst[i]) <= threshold)
+            })
             .collect();
         if inl.len() > best.len() {
             best = inl;

@@ -12,7 +12,7 @@ use super::init::{InitConfig, InitFailure, initialise};
 use super::model::{LineSample, samples};
 use super::motion::{MotionConfig, MotionTracker};
 use super::refine::{LineFit, RefineConfig, fit_to_lines, fit_to_points};
-use crate::pitch::{Calibration, Homography};
+use crate::pitch::{Calibration, Homography, mul3};
 use crate::{BBox, Point, RgbImage};
 
 /// How the tracker decides.
@@ -131,10 +131,6 @@ struct Pending {
 }
 
 const IDENTITY: [[f64; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-
-fn mul3(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
-    std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
-}
 
 #[derive(Debug, Clone)]
 enum State {
@@ -473,16 +469,7 @@ impl CameraTracker {
     ) -> CameraStep {
         let due = last_try.is_none_or(|t| n >= t + self.settings.retry_every);
         if !due || self.pending.is_some() {
-            return CameraStep {
-                estimate: None,
-                missing: Some(if cut {
-                    NoCamera::Cut
-                } else {
-                    NoCamera::Waiting(why.to_owned())
-                }),
-                cut,
-                init_request: None,
-            };
+            return waiting(why, cut, None);
         }
         if self.settings.deferred_init {
             self.pending = Some(Pending {
@@ -493,16 +480,7 @@ impl CameraTracker {
                 last_try: Some(n),
                 why: why.to_owned(),
             };
-            return CameraStep {
-                estimate: None,
-                missing: Some(if cut {
-                    NoCamera::Cut
-                } else {
-                    NoCamera::Waiting(why.to_owned())
-                }),
-                cut,
-                init_request: Some(n),
-            };
+            return waiting(why, cut, Some(n));
         }
         match initialise(img, boxes, &self.samples, &self.coarse, &self.settings.init) {
             Ok(fit) => {
@@ -544,6 +522,20 @@ impl CameraTracker {
                 }
             }
         }
+    }
+}
+
+/// A frame without a camera while one is being looked for (`init_request`: ask for a search).
+fn waiting(why: &str, cut: bool, init_request: Option<u64>) -> CameraStep {
+    CameraStep {
+        estimate: None,
+        missing: Some(if cut {
+            NoCamera::Cut
+        } else {
+            NoCamera::Waiting(why.to_owned())
+        }),
+        cut,
+        init_request,
     }
 }
 
