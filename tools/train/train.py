@@ -118,10 +118,12 @@ def blur(x, sigma):
     return y[0]
 
 
-def make_batch(images, labels, idx, rng, nc, aug="basic"):
+def make_batch(images, labels, idx, rng, nc, aug="basic", squish=0.0):
     """aug "basic": the synthetic recipe (scale 0.75-1.35, flips, brightness/contrast).
     aug "broadcast": also a wider log-uniform scale (0.6-1.7), per-channel colour gains,
-    saturation jitter, Gaussian blur (30 %) and sensor noise (30 %)."""
+    saturation jitter, Gaussian blur (30 %) and sensor noise (30 %).
+    squish: the share of crops compressed horizontally by 9/16, the way a 16:9 frame looks
+    once stretched to a square (as the Roboflow exports are) and letterboxed."""
     n = len(idx)
     broadcast = aug == "broadcast"
     H, W = images.shape[1:3]
@@ -129,7 +131,8 @@ def make_batch(images, labels, idx, rng, nc, aug="basic"):
     crops, heats, negs, regs, regws = [], [], [], [], []
     for i in idx:
         s = math.exp(rng.uniform(math.log(0.6), math.log(1.7))) if broadcast else rng.uniform(0.75, 1.35)
-        cw, ch = CROP_W / s, CROP_H / s
+        ax = 9.0 / 16.0 if squish > 0 and rng.random() < squish else 1.0
+        cw, ch = CROP_W / (s * ax), CROP_H / s
         boxes, classes, ignore = labels[i]
         # bias crops towards the ball half the time so that the rare class is seen often
         if rng.random() < 0.5 and np.any((classes == BALL) & ~ignore):
@@ -138,8 +141,9 @@ def make_batch(images, labels, idx, rng, nc, aug="basic"):
             x0 = bx - rng.uniform(0.1, 0.9) * cw
             y0 = by - rng.uniform(0.1, 0.9) * ch
         else:
-            x0 = rng.uniform(-0.1 * cw, W - 0.9 * cw)
-            y0 = rng.uniform(-0.1 * ch, H - 0.9 * ch)
+            # (a squeezed crop may be wider than the frame: then it is placed anywhere around it)
+            x0 = rng.uniform(*sorted((-0.1 * cw, W - 0.9 * cw)))
+            y0 = rng.uniform(*sorted((-0.1 * ch, H - 0.9 * ch)))
         flip = rng.random() < 0.5
         # the source patch covering the crop (padded with 114 outside the frame)
         px0, py0 = int(math.floor(x0)) - 1, int(math.floor(y0)) - 1
@@ -157,7 +161,7 @@ def make_batch(images, labels, idx, rng, nc, aug="basic"):
         theta = torch.tensor([[[-sx if flip else sx, 0, tx], [0, sy, ty]]], dtype=torch.float32)
         grid = F.affine_grid(theta, (1, 3, CROP_H, CROP_W), align_corners=False)
         crops.append(F.grid_sample(pt, grid, mode="bilinear", padding_mode="zeros", align_corners=False)[0] + pad)
-        b = (boxes - np.array([x0, y0, x0, y0], np.float32)) * s
+        b = (boxes - np.array([x0, y0, x0, y0], np.float32)) * np.array([s * ax, s, s * ax, s], np.float32)
         if flip and len(b):
             b = np.stack([CROP_W - b[:, 2], b[:, 1], CROP_W - b[:, 0], b[:, 3]], 1)
         ig = ignore
@@ -226,6 +230,8 @@ def main():
     ap.add_argument("--init-onnx", default=None,
                     help="start from the weights of an exported TinyDet ONNX (onnx_init.py)")
     ap.add_argument("--aug", default="basic", choices=["basic", "broadcast"])
+    ap.add_argument("--squish", type=float, default=0.0,
+                    help="share of crops compressed horizontally by 9/16 (square-stretched exports)")
     ap.add_argument("--state", default=None,
                     help="full training state (weights, EMA, optimiser, RNGs, elapsed time), saved "
                          "with every checkpoint; when it exists the run continues from it")
@@ -295,7 +301,7 @@ def main():
         for g in opt.param_groups:
             g["lr"] = lr
         idx = rng.choice(len(images), a.batch, p=probs)
-        x, heat, neg, reg, regw = make_batch(images, labels, idx, rng, nc, a.aug)
+        x, heat, neg, reg, regw = make_batch(images, labels, idx, rng, nc, a.aug, a.squish)
         net.train()
         out = net(x)
         lh, lo, ls = losses(out, heat, neg, reg, regw, nc)
