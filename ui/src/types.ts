@@ -68,6 +68,8 @@ export interface Ball {
   confidence?: number;
   velocity?: { x: number; y: number };
   speed?: number;
+  /** m/s on the pitch (extra field; absent without a camera) */
+  speed_mps?: number;
   predicted: boolean;
 }
 export interface TrailPoint { t: number; x: number; y: number; pitch: PitchPoint | null }

@@ -21,6 +21,7 @@ use sportz_vision::camera::{CameraTracker, TrackerSettings};
 use sportz_vision::detect::{DecodeConfig, Detection, Detections};
 use sportz_vision::events::{EventConfig, EventEngine, EventFrame};
 use sportz_vision::frame::{EventIds, FrameMeta, build_frame, event_data, event_inputs};
+use sportz_vision::identity::{IdentityConfig, IdentityKeeper, Observed};
 use sportz_vision::pitch::Calibration;
 use sportz_vision::teams::{TeamAssigner, TeamConfig, torso_colour};
 use sportz_vision::track::{ByteTracker, TrackerConfig};
@@ -306,6 +307,7 @@ pub struct VisionAnalyzer {
     teams: TeamAssigner,
     engine: EventEngine,
     ids: EventIds,
+    identities: IdentityKeeper,
     camera: CameraTracker,
     /// A camera search running on its own thread (deferred initialisation): its frame and the
     /// channel its result comes back on.
@@ -334,6 +336,7 @@ impl VisionAnalyzer {
             teams: TeamAssigner::new(TeamConfig::default()),
             engine: EventEngine::new(EventConfig::default()),
             ids: EventIds::new(*match_id),
+            identities: IdentityKeeper::new(IdentityConfig::default()),
             camera: CameraTracker::new(settings.camera.clone(), settings.calibration.as_ref()),
             camera_missing: None,
             init_job: None,
@@ -369,6 +372,48 @@ impl VisionAnalyzer {
             tracing::warn!(error = %e, "cannot start the camera search thread");
         }
         rx
+    }
+
+    /// Replaces the tracker's ids by published ones ([`IdentityKeeper`]): a new track where a
+    /// vanished player could be by now takes over that player's id.
+    fn identify(
+        &mut self,
+        t_secs: f64,
+        tracked: &mut [Detection],
+        colours: &[Option<sportz_vision::teams::Colour>],
+        calibration: Option<&Calibration>,
+    ) {
+        let model = self.teams.model();
+        let observed: Vec<Observed> = tracked
+            .iter()
+            .zip(colours)
+            .filter_map(|(p, c)| {
+                Some(Observed {
+                    tracker_id: p.track_id?,
+                    pitch: calibration.and_then(|cal| cal.foot_to_pitch(&p.bbox)),
+                    class: p.class,
+                    side: model.zip(c.as_ref()).map(|(m, c)| m.classify(c)),
+                })
+            })
+            .collect();
+        let teams = &self.teams;
+        let assigned = self
+            .identities
+            .assign(t_secs, &observed, |id| teams.team_of(id));
+        for old in &assigned.superseded {
+            self.tracker.remove(*old);
+        }
+        for (id, away) in &assigned.recovered {
+            tracing::debug!(
+                id,
+                away_secs = away,
+                "player re-identified by pitch position"
+            );
+        }
+        // every tracked detection has a tracker id, so the ids line up one to one
+        for (p, id) in tracked.iter_mut().zip(assigned.ids) {
+            p.track_id = Some(id);
+        }
     }
 
     /// Logs when the frame's camera comes or goes, with the reason.
@@ -418,16 +463,32 @@ impl Analyzer for VisionAnalyzer {
             self.init_job = Some((frame, self.spawn_init(f, boxes.clone())));
         }
         self.note_camera(f.frame_number, &camera);
-        let s = &self.settings;
+        // the trackers work in pixels: move their state with the picture first; after a cut
+        // no player box continues (identities come back through the pitch positions)
+        if camera.cut {
+            self.tracker.reset();
+        } else if let Some(h) = &camera.motion {
+            self.tracker.compensate(h);
+            self.ball.compensate(h);
+        }
         let estimate = camera.estimate.as_ref();
         let calibration = estimate.map(|e| &e.calibration);
 
-        let players: Vec<Detection> = if s.tracking {
-            self.tracker.update(&people)
+        let colours: Vec<_>;
+        let players: Vec<Detection> = if self.settings.tracking {
+            let mut tracked = self.tracker.update(&people);
+            colours = tracked
+                .iter()
+                .map(|p| torso_colour(&image, &p.bbox))
+                .collect();
+            self.identify(f.video_timestamp, &mut tracked, &colours, calibration);
+            tracked
         } else {
+            colours = Vec::new();
+            let min = self.settings.confidence;
             people
                 .iter()
-                .filter(|d| d.confidence >= s.confidence)
+                .filter(|d| d.confidence >= min)
                 .zip(1u64..)
                 .map(|(d, id)| Detection {
                     track_id: Some(id),
@@ -435,11 +496,11 @@ impl Analyzer for VisionAnalyzer {
                 })
                 .collect()
         };
+        let s = &self.settings;
         if s.teams {
-            for p in &players {
+            for (p, colour) in players.iter().zip(&colours) {
                 if let Some(id) = p.track_id {
-                    self.teams
-                        .observe(id, p.class, torso_colour(&image, &p.bbox));
+                    self.teams.observe(id, p.class, *colour);
                 }
             }
         }

@@ -85,6 +85,10 @@ pub struct Ball {
     pub speed: f64,
     /// `true` when the position is extrapolated (no detection this frame).
     pub predicted: bool,
+    /// Extra field: ground speed on the pitch, m/s, through the frame's camera; absent without
+    /// one (a ball in the air is measured as if on the ground).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_mps: Option<f64>,
 }
 
 /// One point of the ball's recent path (the seed's `trail`, oldest first, up to 30 points).

@@ -51,6 +51,7 @@ fn copy(f: &FrameTruth) -> sportz_contract::FrameData {
         confidence: 1.0,
         velocity: Velocity { x: 0.0, y: 0.0 },
         speed: 0.0,
+        speed_mps: None,
         predicted: false,
     });
     let mut out = pred_frame(f.frame_number, players, ball);

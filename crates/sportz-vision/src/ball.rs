@@ -1,7 +1,14 @@
 //! The ball tracker: a constant-velocity Kalman filter in pixels (time steps in seconds, so the
-//! velocity is px/s), a gate that widens with every miss, coasting for a few frames with
-//! `predicted: true` and a decaying confidence, and a trail of the last points with their times
-//! and pitch positions.
+//! velocity is px/s), moved with the picture when the camera pans or zooms
+//! ([`BallTracker::compensate`]), a gate that widens with every miss, coasting for a few frames
+//! with `predicted: true` and a decaying confidence, and a trail of the last points with their
+//! times and pitch positions.
+//!
+//! What keeps it from being fooled: with a camera, candidates whose ground point is off the
+//! pitch (crowd, boards, the scoreboard) are not balls; a new track is published only once a
+//! second confident detection confirms it; weak detections extend a track but do not keep it
+//! alive on their own (without a confident one for `evidence_frames` it is lost); a confident
+//! candidate elsewhere takes over from a track that only weak detections follow.
 
 use std::collections::VecDeque;
 
@@ -31,6 +38,14 @@ pub struct BallConfig {
     pub confidence_decay: f64,
     /// Points kept in the trail.
     pub trail_len: usize,
+    /// Confident detections (≥ `init_confidence`) a new track needs before it is published.
+    pub confirm_hits: u32,
+    /// A track with no confident detection for this many frames is lost, whatever weak
+    /// candidates it still matches.
+    pub evidence_frames: u32,
+    /// With a camera: candidates whose ground point is farther than this outside the pitch
+    /// (metres) are ignored.
+    pub pitch_margin_m: f64,
     /// Measurement noise, px.
     pub sigma_measure_px: f64,
     /// Acceleration noise, px/s².
@@ -51,6 +66,9 @@ impl Default for BallConfig {
             max_coast_frames: 10,
             confidence_decay: 0.85,
             trail_len: 30,
+            confirm_hits: 2,
+            evidence_frames: 25,
+            pitch_margin_m: 3.0,
             sigma_measure_px: 2.0,
             sigma_accel_px_s2: 3000.0,
             sigma_initial_speed_px_s: 600.0,
@@ -82,6 +100,10 @@ pub struct BallState {
     pub confidence: f64,
     pub velocity_px_s: (f64, f64),
     pub speed_px_s: f64,
+    /// Ground velocity on the pitch, m/s (through the camera at the ground point; `None`
+    /// without one). A ball in the air is treated as on the ground.
+    pub velocity_mps: Option<(f64, f64)>,
+    pub speed_mps: Option<f64>,
     /// Extrapolated: no detection this frame.
     pub predicted: bool,
 }
@@ -101,6 +123,10 @@ struct Active {
     size: (f64, f64),
     confidence: f64,
     misses: u32,
+    /// Confident detections so far (the track is published from `confirm_hits` on).
+    hits: u32,
+    /// Frames since the last confident detection.
+    since_confident: u32,
 }
 
 /// The single-ball tracker.
@@ -143,6 +169,20 @@ impl BallTracker {
             + self.cfg.gate_sigmas * a.kalman.innovation_sigma()
     }
 
+    /// Moves the track and its trail with the picture before the next
+    /// [`update`](Self::update) (`h`: previous pixels → coming frame's pixels), so that a pan is
+    /// not read as the ball's velocity.
+    pub fn compensate(&mut self, h: &crate::pitch::Homography) {
+        if let Some(a) = self.active.as_mut() {
+            a.kalman.warp(h);
+        }
+        for s in &mut self.trail {
+            if let Some(q) = h.apply(s.pixel) {
+                s.pixel = q;
+            }
+        }
+    }
+
     /// One frame at video time `t_secs`: ball candidates in (pixels), the ball out.
     pub fn update(
         &mut self,
@@ -153,12 +193,26 @@ impl BallTracker {
         let dt = self.last_t.map_or(0.0, |last| (t_secs - last).max(0.0));
         self.last_t = Some(t_secs);
         let cfg = self.cfg;
+        let on_pitch = |d: &Detection| {
+            calibration.is_none_or(|c| {
+                let (x, y) = d.bbox.foot();
+                c.to_pitch(Point::new(f64::from(x), f64::from(y)))
+                    .is_some_and(|p| crate::pitch::is_inside(p, cfg.pitch_margin_m))
+            })
+        };
         let usable: Vec<&Detection> = candidates
             .iter()
             .filter(|d| {
-                d.confidence >= cfg.min_confidence && d.bbox.is_valid() && d.confidence.is_finite()
+                d.confidence >= cfg.min_confidence
+                    && d.bbox.is_valid()
+                    && d.confidence.is_finite()
+                    && on_pitch(d)
             })
             .collect();
+        let strongest = usable
+            .iter()
+            .copied()
+            .max_by(|a, b| a.confidence.total_cmp(&b.confidence));
         let mut lost = false;
         if let Some(mut a) = self.active.take() {
             if dt > 0.0 {
@@ -177,38 +231,55 @@ impl BallTracker {
                     let s1 = f64::from(d1.confidence) - 0.5 * e1 / gate;
                     let s2 = f64::from(d2.confidence) - 0.5 * e2 / gate;
                     s1.total_cmp(&s2)
-                });
-            if let Some((d, _)) = near {
+                })
+                .map(|(d, _)| *d);
+            // a confident candidate elsewhere beats a miss or a weak match
+            let weak = near.is_none_or(|d| d.confidence < cfg.init_confidence);
+            if let Some(d) = strongest.filter(|d| {
+                d.confidence >= cfg.reacquire_confidence
+                    && weak
+                    && (a.misses >= 1 || near.is_some())
+            }) {
+                let confirmed = a.hits >= cfg.confirm_hits;
+                self.start(d);
+                return BallStep {
+                    lost: confirmed,
+                    ..self.emit(t_secs, false, calibration)
+                };
+            }
+            if let Some(d) = near {
                 let (cx, cy) = d.bbox.centre();
                 a.kalman.update(f64::from(cx), f64::from(cy));
                 a.size = (f64::from(d.bbox.width()), f64::from(d.bbox.height()));
                 a.confidence = f64::from(d.confidence);
                 a.misses = 0;
-                self.active = Some(a);
-                return self.emit(t_secs, false, calibration);
+                if d.confidence >= cfg.init_confidence {
+                    a.hits += 1;
+                    a.since_confident = 0;
+                } else {
+                    a.since_confident += 1;
+                }
+                if a.since_confident <= cfg.evidence_frames {
+                    self.active = Some(a);
+                    return self.emit(t_secs, false, calibration);
+                }
+            } else {
+                a.misses += 1;
+                a.since_confident += 1;
+                a.confidence *= cfg.confidence_decay;
+                // a track not yet confirmed gets no second chance
+                if a.hits >= cfg.confirm_hits
+                    && a.misses <= cfg.max_coast_frames
+                    && a.since_confident <= cfg.evidence_frames
+                {
+                    self.active = Some(a);
+                    return self.emit(t_secs, true, calibration);
+                }
             }
-            let strong = usable
-                .iter()
-                .filter(|d| d.confidence >= cfg.reacquire_confidence)
-                .max_by(|a, b| a.confidence.total_cmp(&b.confidence));
-            if let (Some(d), true) = (strong, a.misses >= 1) {
-                self.start(d);
-                return self.emit(t_secs, false, calibration);
-            }
-            a.misses += 1;
-            a.confidence *= cfg.confidence_decay;
-            if a.misses <= cfg.max_coast_frames {
-                self.active = Some(a);
-                return self.emit(t_secs, true, calibration);
-            }
-            lost = true;
+            lost = a.hits >= cfg.confirm_hits;
             self.trail.clear();
         }
-        let best = usable
-            .iter()
-            .filter(|d| d.confidence >= cfg.init_confidence)
-            .max_by(|a, b| a.confidence.total_cmp(&b.confidence));
-        match best {
+        match strongest.filter(|d| d.confidence >= cfg.init_confidence) {
             Some(d) => {
                 self.start(d);
                 BallStep {
@@ -235,6 +306,8 @@ impl BallTracker {
             size: (f64::from(d.bbox.width()), f64::from(d.bbox.height())),
             confidence: f64::from(d.confidence),
             misses: 0,
+            hits: 1,
+            since_confident: 0,
         });
         self.next_id += 1;
         self.trail.clear();
@@ -249,6 +322,9 @@ impl BallTracker {
         let ground = Point::new(x, y + h / 2.0);
         let pitch = calibration.and_then(|c| c.to_pitch(ground));
         let (vx, vy) = a.kalman.velocity();
+        let velocity_mps = calibration
+            .and_then(|c| c.pitch_from_image.apply_with_jacobian(ground))
+            .map(|(_, j)| (j[0][0] * vx + j[0][1] * vy, j[1][0] * vx + j[1][1] * vy));
         let state = BallState {
             track_id: a.track_id,
             bbox,
@@ -257,8 +333,17 @@ impl BallTracker {
             confidence: a.confidence.clamp(0.0, 1.0),
             velocity_px_s: (vx, vy),
             speed_px_s: vx.hypot(vy),
+            velocity_mps,
+            speed_mps: velocity_mps.map(|(x, y)| x.hypot(y)),
             predicted,
         };
+        if a.hits < self.cfg.confirm_hits {
+            // not confirmed yet: nothing published, nothing in the trail
+            return BallStep {
+                ball: None,
+                lost: false,
+            };
+        }
         if self.trail.len() == self.cfg.trail_len {
             self.trail.pop_front();
         }

@@ -64,6 +64,7 @@ pub fn build_frame<'a>(
             y: b.velocity_px_s.1,
         },
         speed: b.speed_px_s,
+        speed_mps: b.speed_mps.filter(|_| calibrated),
         predicted: b.predicted,
     });
     let trail = trail

@@ -6,6 +6,9 @@
 //! filter over `n` coordinates is exactly `n` independent 1-D position/velocity filters ([`Cv1`]),
 //! with 2×2 covariances and no matrix inversion.
 
+use crate::Point;
+use crate::pitch::Homography;
+
 /// A 1-D constant-velocity filter: state `[position, velocity]` with its 2×2 covariance.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cv1 {
@@ -64,6 +67,27 @@ impl Cv1 {
             [p10 - k1 * p00, p11 - k1 * p01],
         ];
     }
+}
+
+impl Cv1 {
+    /// The filter after its coordinate was scaled by `k` (position, velocity and their
+    /// uncertainty) and shifted to `pos`: how a camera's zoom and pan move it.
+    fn rescaled(self, pos: f64, vel: f64, k: f64) -> Self {
+        Self {
+            pos,
+            vel,
+            cov: self.cov.map(|r| r.map(|v| v * k * k)),
+        }
+    }
+}
+
+/// What the camera did between two frames, for a filter in image coordinates: previous pixels →
+/// current pixels (a homography), with the axis scales at the filter's point.
+fn image_motion(h: &Homography, x: f64, y: f64) -> Option<(Point, [[f64; 2]; 2], [f64; 2])> {
+    let (q, j) = h.apply_with_jacobian(Point::new(x, y))?;
+    let sx = j[0][0].hypot(j[1][0]);
+    let sy = j[0][1].hypot(j[1][1]);
+    (sx > 0.0 && sy > 0.0).then_some((q, j, [sx, sy]))
 }
 
 /// Diagonal process noise (the ByteTrack convention): independent position and velocity jitter.
@@ -139,6 +163,24 @@ impl BoxKalman {
         }
     }
 
+    /// Moves the box with the picture: `h` maps the previous frame's pixels to this frame's
+    /// (camera motion compensation, as in BoT-SORT). The centre follows the map, the size and
+    /// velocities scale with its local derivative. Unchanged where the map is undefined.
+    pub fn warp(&mut self, h: &Homography) {
+        let [cx, cy, w, ht] = self.state();
+        let [vx, vy, vw, vh] = self.velocity();
+        let Some((q, j, [sx, sy])) = image_motion(h, cx, cy) else {
+            return;
+        };
+        let v = [j[0][0] * vx + j[0][1] * vy, j[1][0] * vx + j[1][1] * vy];
+        self.axes = [
+            self.axes[0].rescaled(q.x, v[0], sx),
+            self.axes[1].rescaled(q.y, v[1], sy),
+            self.axes[2].rescaled((w * sx).max(1.0), vw * sx, sx),
+            self.axes[3].rescaled((ht * sy).max(1.0), vh * sy, sy),
+        ];
+    }
+
     fn measurement_var(&self) -> [f64; 4] {
         self.size().map(|s| (STD_WEIGHT_POSITION * s).powi(2))
     }
@@ -211,6 +253,21 @@ impl PointKalman {
             .sqrt()
     }
 
+    /// Moves the point with the picture (`h`: previous pixels → current pixels), so that a pan
+    /// is not taken for the object's own motion. The velocity keeps its meaning (motion relative
+    /// to the pitch, in current pixels). Unchanged where the map is undefined.
+    pub fn warp(&mut self, h: &Homography) {
+        let (x, y) = self.position();
+        let (vx, vy) = self.velocity();
+        let Some((q, j, [sx, sy])) = image_motion(h, x, y) else {
+            return;
+        };
+        self.axes = [
+            self.axes[0].rescaled(q.x, j[0][0] * vx + j[0][1] * vy, sx),
+            self.axes[1].rescaled(q.y, j[1][0] * vx + j[1][1] * vy, sy),
+        ];
+    }
+
     pub fn predict(&mut self, dt_secs: f64) {
         let q = q_white_acceleration(dt_secs, self.sigma_accel);
         for axis in &mut self.axes {
@@ -269,6 +326,60 @@ mod tests {
             k.innovation_sigma() > sigma_before,
             "uncertainty grows while coasting"
         );
+    }
+
+    #[test]
+    fn warping_follows_a_pan_and_a_zoom() {
+        let mut k = BoxKalman::new([100.0, 50.0, 10.0, 30.0]);
+        for i in 1..=20 {
+            k.predict();
+            k.update([100.0 + 2.0 * f64::from(i), 50.0, 10.0, 30.0]);
+        }
+        let before = k;
+        // a pan of 40 px left: the box moves with the picture, its own motion stays
+        let pan =
+            Homography::from_matrix([[1.0, 0.0, -40.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]).unwrap();
+        k.warp(&pan);
+        assert!((k.state()[0] - (before.state()[0] - 40.0)).abs() < 1e-9);
+        assert_eq!(k.state()[1..], before.state()[1..]);
+        assert!((k.velocity()[0] - before.velocity()[0]).abs() < 1e-9);
+        // a 2× zoom about the origin: everything in pixels doubles, the uncertainty too
+        let zoom =
+            Homography::from_matrix([[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 1.0]]).unwrap();
+        let pre = k;
+        k.warp(&zoom);
+        for i in 0..4 {
+            assert!(
+                (k.state()[i] - 2.0 * pre.state()[i]).abs() < 1e-9,
+                "axis {i}"
+            );
+            assert!((k.velocity()[i] - 2.0 * pre.velocity()[i]).abs() < 1e-9);
+        }
+        assert!(
+            (k.mahalanobis_sq([2.0 * pre.state()[0] + 4.0, 100.0, 20.0, 60.0])
+                - pre.mahalanobis_sq([pre.state()[0] + 2.0, 50.0, 10.0, 30.0]))
+            .abs()
+                < 1e-9,
+            "a residual scaled with the picture is as likely as before"
+        );
+        let mut p = PointKalman::new(10.0, 20.0, 2.0, 500.0, 200.0);
+        p.warp(&pan);
+        assert_eq!(p.position(), (-30.0, 20.0));
+    }
+
+    #[test]
+    fn a_homography_derivative_matches_finite_differences() {
+        let h = Homography::from_matrix([[1.1, 0.05, 3.0], [-0.02, 0.9, -7.0], [1e-4, 2e-4, 1.0]])
+            .unwrap();
+        let p = Point::new(300.0, 200.0);
+        let (q, j) = h.apply_with_jacobian(p).unwrap();
+        let e = 1e-4;
+        let qx = h.apply(Point::new(p.x + e, p.y)).unwrap();
+        let qy = h.apply(Point::new(p.x, p.y + e)).unwrap();
+        assert!(((qx.x - q.x) / e - j[0][0]).abs() < 1e-6);
+        assert!(((qx.y - q.y) / e - j[1][0]).abs() < 1e-6);
+        assert!(((qy.x - q.x) / e - j[0][1]).abs() < 1e-6);
+        assert!(((qy.y - q.y) / e - j[1][1]).abs() < 1e-6);
     }
 
     #[test]

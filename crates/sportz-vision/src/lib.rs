@@ -13,6 +13,7 @@
 //!   from output shapes, decoders, per-class NMS, class names → [`ObjectClass`], preprocessing.
 //! - [`kalman`]: constant-velocity Kalman filters (box and point).
 //! - [`track`]: the ByteTrack-class player tracker.
+//! - [`identity`]: published ids that outlive tracks (re-identification by pitch position).
 //! - [`ball`]: the ball tracker (gating, coasting, trail, velocity).
 //! - [`pitch`]: the 105×68 pitch model, homography fitting (normalised DLT, RANSAC), mapping.
 //! - [`camera`]: the per-frame broadcast camera: white lines, frame-to-frame motion, cuts,
@@ -34,6 +35,7 @@ pub mod detect;
 pub mod events;
 pub mod frame;
 pub mod geom;
+pub mod identity;
 pub mod image;
 pub mod kalman;
 pub mod pitch;

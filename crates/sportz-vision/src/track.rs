@@ -177,6 +177,26 @@ impl ByteTracker {
         self.tracks.len()
     }
 
+    /// Moves every track (tracked, lost and tentative) with the picture before the next
+    /// [`update`](Self::update): `h` maps the previous frame's pixels to the coming frame's (the
+    /// camera tracker's frame-to-frame motion). A pan or a zoom then no longer looks like every
+    /// player jumping, and a lost track stays where its player is.
+    pub fn compensate(&mut self, h: &crate::pitch::Homography) {
+        for t in &mut self.tracks {
+            t.kalman.warp(h);
+        }
+    }
+
+    /// Drops the track with this id (its identity was taken over by another track).
+    pub fn remove(&mut self, track_id: u64) {
+        self.tracks.retain(|t| t.id != Some(track_id));
+    }
+
+    /// Drops every track (the picture cut to another shot: no box continues). Ids keep counting.
+    pub fn reset(&mut self) {
+        self.tracks.clear();
+    }
+
     /// One frame: the detections (boxes in pixels) in, the confirmed tracks matched this frame out.
     /// The returned detections are the input ones with `track_id` (and a voted `class`) filled.
     pub fn update(&mut self, detections: &[Detection]) -> Vec<Detection> {

@@ -125,6 +125,7 @@ pub fn pred_ball(dx: f64) -> Ball {
         confidence: 0.9,
         velocity: Velocity { x: 0.0, y: 0.0 },
         speed: 0.0,
+        speed_mps: None,
         predicted: false,
     }
 }

@@ -129,7 +129,11 @@ fn prefers_the_candidate_in_the_gate_over_a_stronger_distractor() {
     frames[0] = vec![ball_at(100.0, 100.0, 0.5)];
     let (out, lost) = run(BallConfig::default(), &frames);
     assert!(lost.is_empty());
-    for (i, b) in out.iter().enumerate() {
+    assert_eq!(
+        out[0], None,
+        "published from the second confident detection"
+    );
+    for (i, b) in out.iter().enumerate().skip(1) {
         let (x, y, predicted, _, id) = b.unwrap();
         assert!(
             !predicted && id == 1 && (y - 100.0).abs() < 1.0,
@@ -144,10 +148,116 @@ fn a_strong_detection_elsewhere_restarts_a_coasting_track() {
     let mut frames = moving(10, 100.0, 0.0, |_| true);
     frames.push(vec![]);
     frames.push(vec![ball_at(500.0, 400.0, 0.9)]);
-    let (out, _) = run(BallConfig::default(), &frames);
+    frames.push(vec![ball_at(500.0, 400.0, 0.9)]);
+    let (out, lost) = run(BallConfig::default(), &frames);
     assert!(out[10].unwrap().2, "coasting");
-    let (x, y, predicted, _, id) = out[11].unwrap();
+    assert_eq!(lost, [11], "the old track ends there");
+    assert_eq!(out[11], None, "the new one is not confirmed yet");
+    let (x, y, predicted, _, id) = out[12].unwrap();
     assert_eq!((x, y, predicted, id), (500.0, 400.0, false, 2));
+}
+
+/// Pixels → metres by a pure scale of 0.1 m/px (the pitch is 1050 × 680 px from the origin).
+fn tenth_metre_per_pixel() -> Calibration {
+    let pairs =
+        [(0.0, 0.0), (1000.0, 0.0), (1000.0, 680.0), (0.0, 680.0)].map(|(x, y)| PointPair {
+            image: Point::new(x, y),
+            pitch: Point::new(x / 10.0, y / 10.0),
+        });
+    Calibration::fit(&pairs, &RansacConfig::default()).unwrap()
+}
+
+#[test]
+fn candidates_off_the_pitch_are_not_balls() {
+    let cal = tenth_metre_per_pixel();
+    let mut t = BallTracker::new(BallConfig::default());
+    // a confident "ball" in the stands (x = 150 m) and a weaker one on the pitch
+    for i in 0..5 {
+        let step = t.update(
+            f64::from(i) * DT,
+            &[ball_at(1500.0, 300.0, 0.9), ball_at(400.0, 300.0, 0.5)],
+            Some(&cal),
+        );
+        if i > 0 {
+            let b = step.ball.unwrap();
+            assert!((b.pixel.x - 400.0).abs() < 1e-6, "{b:?}");
+        }
+    }
+    // without a camera nothing says where the pitch is: the stronger one wins
+    let mut t = BallTracker::new(BallConfig::default());
+    t.update(0.0, &[ball_at(1500.0, 300.0, 0.9)], None);
+    let b = t.update(DT, &[ball_at(1500.0, 300.0, 0.9)], None).ball;
+    assert!(b.is_some_and(|b| (b.pixel.x - 1500.0).abs() < 1e-6));
+}
+
+#[test]
+fn weak_detections_alone_do_not_keep_a_track() {
+    let cfg = BallConfig::default();
+    let mut frames = moving(5, 0.0, 0.0, |_| true);
+    // then only a weak candidate at the same place (a spot, a boot)
+    frames.extend((0..40).map(|_| vec![ball_at(100.0, 100.0, 0.1)]));
+    let (out, lost) = run(cfg, &frames);
+    let last_confident = 4;
+    let evidence = cfg.evidence_frames as usize;
+    assert!(out[last_confident + evidence].is_some());
+    assert_eq!(lost, [last_confident + evidence + 1]);
+    assert!(
+        out[last_confident + evidence + 1..]
+            .iter()
+            .all(Option::is_none)
+    );
+}
+
+#[test]
+fn a_confident_candidate_takes_over_from_a_weakly_followed_track() {
+    let mut frames = moving(5, 0.0, 0.0, |_| true);
+    // the track now matches only a weak candidate; a confident ball appears far away
+    frames.extend((0..3).map(|_| vec![ball_at(100.0, 100.0, 0.1), ball_at(700.0, 300.0, 0.9)]));
+    let (out, lost) = run(BallConfig::default(), &frames);
+    assert_eq!(lost, [5]);
+    let (x, _, _, _, id) = out[6].unwrap();
+    assert_eq!((x, id), (700.0, 2));
+}
+
+#[test]
+fn speed_in_metres_per_second_through_the_camera() {
+    let cal = tenth_metre_per_pixel();
+    let mut t = BallTracker::new(BallConfig::default());
+    let mut last = None;
+    for (i, c) in moving(40, 100.0, 0.0, |_| true).iter().enumerate() {
+        last = t.update(i as f64 * DT, c, Some(&cal)).ball;
+    }
+    let b = last.unwrap();
+    let (vx, vy) = b.velocity_mps.unwrap();
+    assert!((vx - 10.0).abs() < 0.2 && vy.abs() < 0.2, "{b:?}");
+    assert!((b.speed_mps.unwrap() - 10.0).abs() < 0.2);
+    assert!(t.update(2.0, &[], None).ball.unwrap().speed_mps.is_none());
+}
+
+#[test]
+fn a_pan_is_not_ball_velocity() {
+    // a ball at rest on the pitch while the camera pans: 8 px to the left a frame
+    let pan =
+        crate::pitch::Homography::from_matrix([[1.0, 0.0, -8.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+            .unwrap();
+    let mut t = BallTracker::new(BallConfig::default());
+    let mut last = None;
+    for i in 0..30 {
+        if i > 0 {
+            t.compensate(&pan);
+        }
+        let x = 600.0 - 8.0 * f64::from(i);
+        last = t
+            .update(f64::from(i) * DT, &[ball_at(x, 300.0, 0.8)], None)
+            .ball;
+    }
+    let b = last.unwrap();
+    assert!(b.speed_px_s < 5.0, "{b:?}");
+    assert!(
+        t.trail()
+            .iter()
+            .all(|s| (s.pixel.x - b.pixel.x).abs() < 1e-6)
+    );
 }
 
 #[test]
@@ -163,16 +273,13 @@ fn never_starts_below_the_init_confidence() {
 
 #[test]
 fn trail_keeps_thirty_points_with_times_and_pitch() {
-    // pixels → metres: a pure scale of 0.1 m/px
-    let pairs =
-        [(0.0, 0.0), (1000.0, 0.0), (1000.0, 680.0), (0.0, 680.0)].map(|(x, y)| PointPair {
-            image: Point::new(x, y),
-            pitch: Point::new(x / 10.0, y / 10.0),
-        });
-    let cal = Calibration::fit(&pairs, &RansacConfig::default()).unwrap();
+    let cal = tenth_metre_per_pixel();
     let mut t = BallTracker::new(BallConfig::default());
     for (i, c) in moving(45, 100.0, 0.0, |i| i != 40).iter().enumerate() {
         let step = t.update(i as f64 * DT, c, Some(&cal));
+        if i == 0 {
+            continue; // not confirmed yet
+        }
         let b = step.ball.unwrap();
         let p = b.pitch.unwrap();
         assert!(

@@ -120,6 +120,10 @@ pub struct CameraStep {
     /// With [`TrackerSettings::deferred_init`]: run [`initialise`] on this frame (its number) and
     /// hand the result to [`CameraTracker::offer_init`] when it is done.
     pub init_request: Option<u64>,
+    /// The picture's motion from the previous frame to this one (previous pixels → these
+    /// pixels), when it was measured on enough of the pitch; `None` on the first frame, after a
+    /// cut, or when the corners disagreed. The player and ball trackers move their state with it.
+    pub motion: Option<Homography>,
 }
 
 /// An initialisation running elsewhere: the frame it runs on, and the picture's motion since
@@ -213,10 +217,24 @@ impl CameraTracker {
 
     /// The camera for `img` (`boxes`: players, whose pixels hide lines and move on their own).
     pub fn update(&mut self, img: &RgbImage<'_>, boxes: &[BBox]) -> CameraStep {
-        let n = self.frame;
-        self.frame += 1;
         let (cut, _) = self.cuts.update(img);
         let motion = self.motion.update(img, boxes);
+        let mut step = self.step(img, boxes, motion.as_ref(), cut);
+        step.motion = motion
+            .filter(|m| !cut && reliable(m))
+            .and_then(|m| Homography::from_matrix(m.h).ok());
+        step
+    }
+
+    fn step(
+        &mut self,
+        img: &RgbImage<'_>,
+        boxes: &[BBox],
+        motion: Option<&super::motion::Motion>,
+        cut: bool,
+    ) -> CameraStep {
+        let n = self.frame;
+        self.frame += 1;
         let (w, h) = (img.width(), img.height());
         // a manual calibration seeds the tracker on the first frame when it is a broadcast camera
         if let State::Static(cal) = &self.state
@@ -256,6 +274,7 @@ impl CameraTracker {
                 missing: None,
                 cut,
                 init_request: None,
+                motion: None,
             };
         }
         if cut {
@@ -266,7 +285,7 @@ impl CameraTracker {
             self.pending = None;
         }
         if let Some(p) = self.pending.as_mut() {
-            p.motion = match (p.motion, motion.as_ref()) {
+            p.motion = match (p.motion, motion) {
                 (Some(acc), Some(m)) if m.inliers >= 12 => Some(mul3(&m.h, &acc)),
                 _ => None,
             };
@@ -279,15 +298,7 @@ impl CameraTracker {
                 camera,
                 unconfirmed,
                 manual,
-            } => self.follow(
-                img,
-                boxes,
-                camera,
-                unconfirmed,
-                manual,
-                motion.as_ref(),
-                cut,
-            ),
+            } => self.follow(img, boxes, camera, unconfirmed, manual, motion, cut),
             State::Lost { last_try, why } => self.acquire(img, boxes, n, last_try, &why, cut),
             State::Static(_) => unreachable!("handled above"),
         }
@@ -313,7 +324,7 @@ impl CameraTracker {
         let confirmed = fit.support() >= s.min_support
             && fit.markings >= s.min_markings
             && fit.camera.check().is_ok();
-        let motion_ok = motion.is_some_and(|m| m.inliers >= 12 && 2 * m.inliers >= m.tracked);
+        let motion_ok = motion.is_some_and(reliable);
         if !confirmed && !motion_ok {
             // neither the picture's motion nor its lines continue the shot: a cut the colours
             // did not show (another camera on the same pitch)
@@ -378,6 +389,7 @@ impl CameraTracker {
                 missing: Some(why),
                 cut,
                 init_request: None,
+                motion: None,
             };
         }
         // a manual seed stays "manual" until the camera has moved
@@ -393,6 +405,7 @@ impl CameraTracker {
                 missing: Some(NoCamera::LostLines { frames: 0 }),
                 cut,
                 init_request: None,
+                motion: None,
             };
         };
         CameraStep {
@@ -409,6 +422,7 @@ impl CameraTracker {
             missing: None,
             cut,
             init_request: None,
+            motion: None,
         }
     }
 
@@ -490,6 +504,7 @@ impl CameraTracker {
                         missing: Some(NoCamera::Waiting("singular camera".to_owned())),
                         cut,
                         init_request: None,
+                        motion: None,
                     };
                 };
                 self.state = State::Tracking {
@@ -507,6 +522,7 @@ impl CameraTracker {
                     missing: None,
                     cut,
                     init_request: None,
+                    motion: None,
                 }
             }
             Err(e) => {
@@ -519,6 +535,7 @@ impl CameraTracker {
                     missing: Some(NoCamera::Init(e)),
                     cut,
                     init_request: None,
+                    motion: None,
                 }
             }
         }
@@ -536,10 +553,16 @@ fn waiting(why: &str, cut: bool, init_request: Option<u64>) -> CameraStep {
         }),
         cut,
         init_request,
+        motion: None,
     }
 }
 
 /// How far (pixels) the motion moves the image corners, at most.
+/// Motion measured on enough corners, most of which agree.
+const fn reliable(m: &super::motion::Motion) -> bool {
+    m.inliers >= 12 && 2 * m.inliers >= m.tracked
+}
+
 fn moved_px(h: &[[f64; 3]; 3], img: &RgbImage<'_>) -> f64 {
     let (w, ht) = (f64::from(img.width()), f64::from(img.height()));
     let Ok(hm) = Homography::from_matrix(*h) else {

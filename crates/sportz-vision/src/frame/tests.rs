@@ -34,6 +34,8 @@ fn ball() -> BallState {
         confidence: 0.7,
         velocity_px_s: (30.0, 40.0),
         speed_px_s: 50.0,
+        velocity_mps: Some((3.0, 4.0)),
+        speed_mps: Some(5.0),
         predicted: true,
     }
 }

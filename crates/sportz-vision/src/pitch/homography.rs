@@ -54,6 +54,24 @@ impl Homography {
         (x.is_finite() && y.is_finite()).then_some(Point::new(x, y))
     }
 
+    /// The image of `p` and the map's 2×2 derivative there (`d(x', y') / d(x, y)`, row-major),
+    /// or `None` on the horizon line.
+    #[must_use]
+    pub fn apply_with_jacobian(&self, p: Point) -> Option<(Point, [[f64; 2]; 2])> {
+        let q = self.apply(p)?;
+        let m = &self.m;
+        let w = m[2][0] * p.x + m[2][1] * p.y + m[2][2];
+        // d(u / w) = (du - (u / w) dw) / w
+        let jac = [
+            [(m[0][0] - q.x * m[2][0]) / w, (m[0][1] - q.x * m[2][1]) / w],
+            [(m[1][0] - q.y * m[2][0]) / w, (m[1][1] - q.y * m[2][1]) / w],
+        ];
+        jac.iter()
+            .flatten()
+            .all(|v| v.is_finite())
+            .then_some((q, jac))
+    }
+
     /// The inverse map.
     pub fn inverse(&self) -> Result<Self, PitchError> {
         let m = &self.m;

@@ -217,3 +217,48 @@ fn buffered_iou_follows_a_sudden_turn_of_a_small_box() {
     let frames: Vec<Vec<Obs>> = xs.iter().map(|&x| vec![("a", small(x), 0.9)]).collect();
     check(&frames, &[("a", &[1], 39)]);
 }
+
+#[test]
+fn a_fast_pan_keeps_ids_when_the_tracks_are_moved_with_the_picture() {
+    // two players standing still on the pitch; from frame 6 the camera pans 30 px a frame: their
+    // boxes (16 px wide) jump farther than their buffered width, so IoU alone loses them
+    let pan = crate::pitch::Homography::from_matrix([
+        [1.0, 0.0, -30.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+    ])
+    .unwrap();
+    let frame = |i: u32| {
+        let dx = -30.0 * i.saturating_sub(5) as f32;
+        vec![
+            person(BBox::from_ltwh(600.0 + dx, 300.0, 16.0, 40.0), 0.9),
+            person(BBox::from_ltwh(700.0 + dx, 320.0, 16.0, 40.0), 0.9),
+        ]
+    };
+    // the ids each frame
+    let ids = |compensate: bool| {
+        let mut tracker = ByteTracker::new(TrackerConfig::default());
+        (0..12)
+            .map(|i| {
+                if compensate && i > 5 {
+                    tracker.compensate(&pan);
+                }
+                let out = tracker.update(&frame(i));
+                out.iter().filter_map(|d| d.track_id).collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(ids(true).iter().all(|f| f == &[1, 2]), "{:?}", ids(true));
+    assert!(
+        ids(false)[6..].iter().all(|f| f.len() < 2),
+        "without compensation the players are lost (or swapped): {:?}",
+        ids(false)
+    );
+    // remove and reset drop tracks; ids keep counting
+    let mut tracker = ByteTracker::new(TrackerConfig::default());
+    tracker.update(&frame(0));
+    tracker.remove(1);
+    assert_eq!(tracker.live_tracks(), 1);
+    tracker.reset();
+    assert_eq!(tracker.live_tracks(), 0);
+}

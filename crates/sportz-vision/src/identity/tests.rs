@@ -1,0 +1,100 @@
+use super::*;
+
+fn obs(tracker_id: u64, x: f64, y: f64) -> Observed {
+    Observed {
+        tracker_id,
+        pitch: Some(Point::new(x, y)),
+        class: Some(ObjectClass::Player),
+        side: None,
+    }
+}
+
+fn no_team(_: u64) -> Option<TeamSide> {
+    None
+}
+
+#[test]
+fn continuing_tracks_keep_their_ids() {
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    let a = k.assign(0.0, &[obs(7, 10.0, 10.0), obs(9, 20.0, 20.0)], no_team);
+    assert_eq!(a.ids, vec![1, 2]);
+    let b = k.assign(0.04, &[obs(9, 20.1, 20.0), obs(7, 10.1, 10.0)], no_team);
+    assert_eq!(b.ids, vec![2, 1]);
+    assert!(b.superseded.is_empty() && b.recovered.is_empty());
+}
+
+#[test]
+fn a_player_back_where_he_could_be_is_the_same_player() {
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 10.0, 10.0), obs(9, 40.0, 20.0)], no_team);
+    // 7 leaves the picture; 2 s later a new track 5 m away (radius 1.5 + 4·2 = 9.5 m)
+    k.assign(1.0, &[obs(9, 40.0, 20.0)], no_team);
+    let back = k.assign(3.0, &[obs(9, 40.0, 20.0), obs(12, 14.0, 13.0)], no_team);
+    assert_eq!(back.ids, vec![2, 1]);
+    assert_eq!(back.superseded, vec![7]);
+    assert_eq!(back.recovered, vec![(1, 3.0)]);
+    // and the new tracker id keeps it
+    assert_eq!(k.assign(3.04, &[obs(12, 14.0, 13.1)], no_team).ids, vec![1]);
+}
+
+#[test]
+fn too_far_too_late_or_the_other_team_is_someone_else() {
+    let cfg = IdentityConfig::default();
+    // too far for the time away
+    let mut k = IdentityKeeper::new(cfg);
+    k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
+    assert_eq!(k.assign(1.0, &[obs(8, 30.0, 10.0)], no_team).ids, vec![2]);
+    // away longer than max_gap_secs
+    let mut k = IdentityKeeper::new(cfg);
+    k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
+    let late = cfg.max_gap_secs + 0.5;
+    assert_eq!(k.assign(late, &[obs(8, 10.0, 10.0)], no_team).ids, vec![2]);
+    // the shirt says the other side
+    let mut k = IdentityKeeper::new(cfg);
+    k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
+    let away = Observed {
+        side: Some(TeamSide::Away),
+        ..obs(8, 11.0, 10.0)
+    };
+    let home = |_: u64| Some(TeamSide::Home);
+    assert_eq!(k.assign(1.0, &[away], home).ids, vec![2]);
+    // a referee is not taken for a player
+    let mut k = IdentityKeeper::new(cfg);
+    k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
+    let referee = Observed {
+        class: Some(ObjectClass::Referee),
+        ..obs(8, 10.5, 10.0)
+    };
+    assert_eq!(k.assign(1.0, &[referee], no_team).ids, vec![2]);
+}
+
+#[test]
+fn two_candidates_nearly_as_close_give_a_fresh_id() {
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 10.0, 10.0), obs(8, 12.0, 10.0)], no_team);
+    // both vanish; a new track between them
+    let a = k.assign(1.0, &[obs(20, 11.0, 10.2)], no_team);
+    assert_eq!(a.ids, vec![3], "ambiguous: no take-over");
+    assert!(a.superseded.is_empty());
+    // one clearly nearer is taken even with another in range
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 10.0, 10.0), obs(8, 14.0, 10.0)], no_team);
+    assert_eq!(k.assign(1.0, &[obs(20, 10.3, 10.0)], no_team).ids, vec![1]);
+}
+
+#[test]
+fn an_identity_on_screen_is_not_taken_and_without_a_camera_ids_are_fresh() {
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
+    // 7 is still there: a new track beside it is someone else
+    assert_eq!(
+        k.assign(0.04, &[obs(7, 10.0, 10.0), obs(8, 10.5, 10.0)], no_team)
+            .ids,
+        vec![1, 2]
+    );
+    let blind = Observed {
+        pitch: None,
+        ..obs(9, 0.0, 0.0)
+    };
+    assert_eq!(k.assign(1.0, &[blind], no_team).ids, vec![3]);
+}
