@@ -13,15 +13,32 @@ use sportz_overlay::{
 use sportz_worker::source::VideoFrame;
 use sportz_worker::{Analysis, Analyzer, AnalyzerError, AnalyzerFactory};
 
-/// Kit colours on the overlay: home, away, and referees/unassigned.
+/// Colours on the overlay until the match's kits are known (the frame's `kits`): home, away,
+/// and referees/unassigned (always this one).
 pub const HOME: Rgba = Rgba::rgb(230, 57, 70);
 pub const AWAY: Rgba = Rgba::rgb(58, 134, 255);
 pub const OTHER: Rgba = Rgba::rgb(255, 190, 11);
 
-fn team_colour(team: Option<TeamSide>) -> Rgba {
+/// `#rrggbb` → a colour; `None` for anything else.
+fn parse_hex(s: &str) -> Option<Rgba> {
+    let h = s.strip_prefix('#').filter(|h| h.len() == 6)?;
+    let c = |i: usize| u8::from_str_radix(h.get(i..i + 2)?, 16).ok();
+    Some(Rgba::rgb(c(0)?, c(2)?, c(4)?))
+}
+
+/// The home and away colours of a frame: its learnt kits, else the fixed palette.
+fn kit_colours(frame: &FrameData) -> (Rgba, Rgba) {
+    let kits = frame.kits.as_ref();
+    (
+        kits.and_then(|k| parse_hex(&k.home)).unwrap_or(HOME),
+        kits.and_then(|k| parse_hex(&k.away)).unwrap_or(AWAY),
+    )
+}
+
+fn team_colour(team: Option<TeamSide>, (home, away): (Rgba, Rgba)) -> Rgba {
     match team {
-        Some(TeamSide::Home) => HOME,
-        Some(TeamSide::Away) => AWAY,
+        Some(TeamSide::Home) => home,
+        Some(TeamSide::Away) => away,
         Some(TeamSide::Other) | None => OTHER,
     }
 }
@@ -33,6 +50,7 @@ fn team_colour(team: Option<TeamSide>) -> Rgba {
 pub fn scene_from_frame(frame: &FrameData, video: Option<VideoImage>) -> Scene {
     let mut s = Scene::new(frame.width, frame.height);
     s.video = video;
+    let kits = kit_colours(frame);
     if let Some(camera) = &frame.camera {
         s.pitch_lines = project_pitch_lines(&camera.image_to_pitch, (frame.width, frame.height));
     }
@@ -44,7 +62,7 @@ pub fn scene_from_frame(frame: &FrameData, video: Option<VideoImage>) -> Scene {
             y1: p.bbox[1] as f32,
             x2: p.bbox[2] as f32,
             y2: p.bbox[3] as f32,
-            color: team_colour(p.team),
+            color: team_colour(p.team, kits),
             label: u32::try_from(p.track_id).ok(),
         })
         .collect();
@@ -69,7 +87,7 @@ pub fn scene_from_frame(frame: &FrameData, video: Option<VideoImage>) -> Scene {
             p.pitch.map(|q| RadarDot {
                 x: q.x as f32,
                 y: q.y as f32,
-                color: team_colour(p.team),
+                color: team_colour(p.team, kits),
             })
         })
         .collect();
@@ -229,6 +247,7 @@ mod tests {
             ],
             latency_ms: 0.0,
             camera: None,
+            kits: None,
         }
     }
 
@@ -242,6 +261,27 @@ mod tests {
         let radar = s.radar.expect("a radar when a player has a pitch position");
         assert_eq!(radar.dots.len(), 1);
         assert_eq!((radar.dots[0].x, radar.dots[0].y), (30.0, 10.0));
+    }
+
+    #[test]
+    fn learnt_kit_colours_replace_the_palette() {
+        let mut f = frame();
+        f.kits = Some(sportz_contract::Kits {
+            home: "#101010".to_owned(),
+            away: "#f0e0d0".to_owned(),
+        });
+        let s = scene_from_frame(&f, None);
+        assert_eq!(s.boxes[0].color, Rgba::rgb(0xf0, 0xe0, 0xd0));
+        assert_eq!(s.radar.unwrap().dots[0].color, Rgba::rgb(0xf0, 0xe0, 0xd0));
+        assert_eq!(s.boxes[1].color, OTHER, "no side: the fixed colour");
+        // malformed kits fall back to the palette
+        for bad in ["f0e0d0", "#f0e0", "#zzzzzz", "#f0e0d0ff", ""] {
+            f.kits = Some(sportz_contract::Kits {
+                home: bad.to_owned(),
+                away: bad.to_owned(),
+            });
+            assert_eq!(scene_from_frame(&f, None).boxes[0].color, AWAY, "{bad:?}");
+        }
     }
 
     #[test]

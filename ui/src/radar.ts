@@ -16,6 +16,8 @@ export interface RadarDot {
 
 export interface RadarScene {
   calibrated: boolean;
+  /** fill colour per side: the match's learnt kits, else the fixed palette */
+  colours: Record<RadarDot['team'], string>;
   players: RadarDot[];
   ball: { x: number; y: number; predicted: boolean } | null;
   trail: Array<{ x: number; y: number }>;
@@ -55,7 +57,7 @@ export function sceneFromFrame(f: FrameData): RadarScene {
     const pos = calibrated ? t.pitch : fromPixel(t.x, t.y);
     if (pos) trail.push({ x: pos.x, y: pos.y });
   }
-  return { calibrated, players, ball, trail };
+  return { calibrated, colours: sideColours(f.kits), players, ball, trail };
 }
 
 export const TEAM_COLOURS: Record<RadarDot['team'], string> = {
@@ -63,6 +65,28 @@ export const TEAM_COLOURS: Record<RadarDot['team'], string> = {
   away: '#3f88c5',
   other: '#d9d9d9',
 };
+
+const HEX = /^#[0-9a-fA-F]{6}$/;
+
+/** The frame's kit colours where they are well-formed `#rrggbb`, the palette otherwise. */
+export function sideColours(kits: FrameData['kits']): Record<RadarDot['team'], string> {
+  const ok = (c: unknown): c is string => typeof c === 'string' && HEX.test(c);
+  return {
+    home: ok(kits?.home) ? kits!.home : TEAM_COLOURS.home,
+    away: ok(kits?.away) ? kits!.away : TEAM_COLOURS.away,
+    other: TEAM_COLOURS.other,
+  };
+}
+
+/** Black or white, whichever reads better on `#rrggbb` (relative luminance). */
+export function labelColour(fill: string): string {
+  const v = (i: number) => {
+    const c = parseInt(fill.slice(1 + 2 * i, 3 + 2 * i), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const lum = 0.2126 * v(0) + 0.7152 * v(1) + 0.0722 * v(2);
+  return lum > 0.35 ? '#111' : '#fff';
+}
 
 /** Paints the pitch and the scene, fitting the canvas (CSS size × devicePixelRatio). */
 export function drawRadar(canvas: HTMLCanvasElement, scene: RadarScene | null): void {
@@ -104,12 +128,13 @@ export function drawRadar(canvas: HTMLCanvasElement, scene: RadarScene | null): 
   for (const p of scene.players) {
     ctx.beginPath();
     ctx.arc(p.x, p.y, r, 0, Math.PI * 2);
-    ctx.fillStyle = TEAM_COLOURS[p.team];
+    const fill = scene.colours[p.team];
+    ctx.fillStyle = fill;
     ctx.fill();
     ctx.lineWidth = (p.keeper ? 3 : 1.5) / k;
     ctx.strokeStyle = p.keeper ? '#ffeb3b' : '#111';
     ctx.stroke();
-    ctx.fillStyle = p.team === 'other' ? '#111' : '#fff';
+    ctx.fillStyle = labelColour(fill);
     ctx.fillText(p.label, p.x, p.y + 0.1);
   }
   // ball

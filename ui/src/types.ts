@@ -92,6 +92,8 @@ export interface FrameData {
   trail: TrailPoint[];
   players: Player[];
   latency_ms: number;
+  /** extra field: the two sides' kit colours (`#rrggbb`), once the worker has learnt them */
+  kits?: { home: string; away: string };
 }
 /** `ball.data`: the ball part of a frame (sent on its own in snapshots). */
 export interface BallData { frame_number: number; video_timestamp: number; ball: Ball | null; trail: TrailPoint[] }

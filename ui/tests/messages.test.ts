@@ -14,7 +14,7 @@ import {
   parseStreamMessage,
   phaseBadge,
 } from '../src/messages';
-import { LANDMARKS, sceneFromFrame } from '../src/radar';
+import { LANDMARKS, TEAM_COLOURS, labelColour, sceneFromFrame } from '../src/radar';
 import type { CommentaryDto, FrameData, MatchDto, ServerMessage } from '../src/types';
 
 // The contract crate's golden fixtures are the wire format this UI reads.
@@ -178,6 +178,16 @@ describe('radar scene', () => {
     expect(s.players).toEqual([{ x: 31, y: 55.2, team: 'other', label: '42', keeper: false }]);
     expect(s.ball).toEqual({ x: 72.4, y: 38.1, predicted: false });
     expect(s.trail).toEqual([{ x: 70.9, y: 38.6 }]);
+  });
+  it('draws the learnt kit colours, the palette until then or when malformed', () => {
+    const f = (parseStreamMessage(fixture('frame.json'))!.data) as FrameData;
+    expect(sceneFromFrame(f).colours).toEqual(TEAM_COLOURS);
+    const kits = sceneFromFrame({ ...f, kits: { home: '#1a2b3c', away: '#F0F0F0' } }).colours;
+    expect(kits).toEqual({ home: '#1a2b3c', away: '#F0F0F0', other: TEAM_COLOURS.other });
+    const bad = sceneFromFrame({ ...f, kits: { home: 'red', away: '#12345' } }).colours;
+    expect(bad).toEqual(TEAM_COLOURS);
+    expect(labelColour('#F0F0F0')).toBe('#111');
+    expect(labelColour('#1a2b3c')).toBe('#fff');
   });
   it('scales pixels onto the pitch when uncalibrated', () => {
     const f = (parseStreamMessage(fixture('frame_uncalibrated.json'))!.data) as FrameData;

@@ -90,6 +90,7 @@ impl Analyzer for PassThrough {
                 players: Vec::new(),
                 latency_ms: 0.0, // set by the publisher
                 camera: None,
+                kits: None,
             },
             events: Vec::new(),
             detect_ms: 0.0,

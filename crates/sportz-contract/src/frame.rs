@@ -150,6 +150,10 @@ pub struct FrameData {
     /// mode (no trustworthy camera for this frame).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub camera: Option<FrameCamera>,
+    /// Extra field: the two kit colours this match's players were sorted by (absent until they
+    /// are learnt), so viewers draw each side in its own colours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kits: Option<Kits>,
 }
 
 /// Where a frame's camera came from.
@@ -163,6 +167,15 @@ pub enum CameraSource {
     Tracked,
     /// The session's or match's clicked calibration, unchanged.
     Manual,
+}
+
+/// Extra field of `frame.data`: the kit colours of the two sides, as `#rrggbb` (the mean shirt
+/// colour of each side as the camera sees it).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kits {
+    pub home: String,
+    pub away: String,
 }
 
 /// Extra field of `frame.data`: the frame's own image → pitch mapping.

@@ -32,8 +32,8 @@ pub use envelope::{
 };
 pub use error::ContractError;
 pub use frame::{
-    Ball, BallData, CameraSource, CoordinateMode, FrameCamera, FrameData, ObjectClass, PitchPoint,
-    PixelPoint, Player, PlayersData, TeamSide, TrailPoint, Velocity,
+    Ball, BallData, CameraSource, CoordinateMode, FrameCamera, FrameData, Kits, ObjectClass,
+    PitchPoint, PixelPoint, Player, PlayersData, TeamSide, TrailPoint, Velocity,
 };
 pub use ids::{EventId, MatchId, SessionId};
 pub use status::{DesiredState, MatchStatus, SessionStatus, StatusDecision};

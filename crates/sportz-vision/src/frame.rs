@@ -4,8 +4,8 @@
 //! Pitch fields are `None` (and `coordinate_mode` is `pixel`) while there is no calibration.
 
 use sportz_contract::{
-    Ball, CoordinateMode, EventData, EventId, FrameData, MatchId, PitchPoint, PixelPoint, Player,
-    TeamSide, TrailPoint, Velocity,
+    Ball, CoordinateMode, EventData, EventId, FrameData, Kits, MatchId, PitchPoint, PixelPoint,
+    Player, TeamSide, TrailPoint, Velocity,
 };
 use ulid::Ulid;
 
@@ -109,7 +109,18 @@ pub fn build_frame<'a>(
         players,
         latency_ms: meta.latency_ms,
         camera: None,
+        kits: teams.and_then(TeamAssigner::model).map(|m| Kits {
+            home: hex(m.centres[0]),
+            away: hex(m.centres[1]),
+        }),
     }
+}
+
+/// `#rrggbb` of a colour in `0..=1`.
+fn hex(c: crate::teams::Colour) -> String {
+    // clamped to 0..=255 first
+    let [r, g, b] = c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8);
+    format!("#{r:02x}{g:02x}{b:02x}")
 }
 
 /// The event engine's view of the trackers' output.

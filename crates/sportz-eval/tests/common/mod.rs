@@ -145,6 +145,7 @@ pub fn pred_frame_at(n: u64, fps: f64, players: Vec<Player>, ball: Option<Ball>)
         players,
         latency_ms: 10.0,
         camera: None,
+        kits: None,
     }
 }
 

@@ -155,3 +155,34 @@ fn event_ids_are_deterministic_per_match_frame_and_seq() {
     );
     assert_eq!(a.pitch, Some(PitchPoint { x: 30.0, y: 40.0 }));
 }
+
+#[test]
+fn the_learnt_kit_colours_go_out_with_the_frame() {
+    let mut teams = TeamAssigner::new(crate::teams::TeamConfig::default());
+    let f = build_frame(&meta(), None, [], &people(), Some(&teams), None);
+    assert_eq!(f.kits, None, "not learnt yet");
+    // dark red shirts and white shirts, with a little noise, until the model is fitted
+    for i in 0..60u16 {
+        let e = f32::from(i % 5) * 0.004;
+        let (id, colour) = if i % 2 == 0 {
+            (1_u64, [0.6 + e, 0.1, 0.1])
+        } else {
+            (2, [0.95, 0.95 - e, 0.95])
+        };
+        teams.observe(id, Some(ObjectClass::Player), Some(colour));
+    }
+    let kits = build_frame(&meta(), None, [], &people(), Some(&teams), None)
+        .kits
+        .expect("kits once the two sides are known");
+    // home is the darker kit
+    assert_eq!(kits.home.len(), 7);
+    let channel = |s: &str, i: usize| u8::from_str_radix(&s[1 + 2 * i..3 + 2 * i], 16).unwrap();
+    assert!((150..=160).contains(&channel(&kits.home, 0)), "{kits:?}");
+    assert!((24..=27).contains(&channel(&kits.home, 1)), "{kits:?}");
+    assert!((238..=243).contains(&channel(&kits.away, 2)), "{kits:?}");
+    assert_eq!(
+        build_frame(&meta(), None, [], &people(), None, None).kits,
+        None,
+        "teams off: no kits"
+    );
+}
