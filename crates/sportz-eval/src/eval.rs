@@ -227,12 +227,16 @@ pub struct Report {
 
 /// The contract kind a synth (truth) event kind is compared with. The synth speaks the
 /// contract's own `EventKind` (its docs list the same seven names: `ball_lost`, `possession`,
-/// `possession_change`, `pass`, `shot`, `ball_out`, `goal`), so every kind maps to itself; the
-/// match is exhaustive so a kind added on either side must be placed here.
+/// `possession_change`, `pass`, `shot`, `ball_out`, `goal`), so every kind but one maps to
+/// itself; the match is exhaustive so a kind added on either side must be placed here.
+///
+/// `ball_lost` is not comparable: the synth says it when a team loses the ball (always beside a
+/// `possession_change`, which is compared), the worker when its ball tracker gives up (the
+/// ball left the picture or was not seen for a while), a different moment.
 #[must_use]
 pub const fn contract_kind_of_truth(kind: EventKind) -> Option<EventKind> {
     match kind {
-        EventKind::BallLost => Some(EventKind::BallLost),
+        EventKind::BallLost => None,
         EventKind::Possession => Some(EventKind::Possession),
         EventKind::PossessionChange => Some(EventKind::PossessionChange),
         EventKind::Pass => Some(EventKind::Pass),

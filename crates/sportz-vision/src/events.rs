@@ -47,7 +47,9 @@ pub struct EventConfig {
 impl Default for EventConfig {
     fn default() -> Self {
         Self {
-            ball_lost_frames: 1,
+            // half a second without a ball (after the tracker's own coasting): a dropout of a
+            // frame or two is not news
+            ball_lost_frames: 12,
             possession_distance_m: 1.5,
             possession_frames: 5,
             pass_min_distance_m: 5.0,

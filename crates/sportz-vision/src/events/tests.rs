@@ -246,13 +246,20 @@ fn ball_lost_fires_once_when_the_ball_goes() {
     let p1 = [player(1, HOME, 50.0, 34.0)];
     let s = Script::default()
         .hold(8, |_| Some(at(50.5, 34.0)), &p1)
-        .hold(5, |_| None, &p1);
+        .hold(20, |_| None, &p1);
     check(&s, &[(Possession, Some(1)), (BallLost, Some(1))]);
     let lost = &s.run()[1];
+    let gone = u64::from(EventConfig::default().ball_lost_frames);
     assert_eq!(
         (lost.frame_number, lost.pitch, lost.team),
-        (8, Some(at(50.5, 34.0)), HOME)
+        (8 + gone - 1, Some(at(50.5, 34.0)), HOME)
     );
+    // a dropout shorter than that is not news
+    let blink = Script::default()
+        .hold(8, |_| Some(at(50.5, 34.0)), &p1)
+        .hold(5, |_| None, &p1)
+        .hold(5, |_| Some(at(50.5, 34.0)), &p1);
+    check(&blink, &[(Possession, Some(1))]);
     // never seen, never lost
     check(&Script::default().hold(5, |_| None, &p1), &[]);
     // uncalibrated: the ball has no pitch position; only ball_lost can fire, without a position
@@ -270,8 +277,11 @@ fn ball_lost_fires_once_when_the_ball_goes() {
         confidence: 0.5,
     });
     assert!(engine.step(&frame(0, seen)).is_empty());
-    let events = engine.step(&frame(1, None));
+    let events: Vec<Event> = (1..=gone)
+        .flat_map(|n| engine.step(&frame(n, None)))
+        .collect();
     assert_eq!(events.len(), 1);
+    assert_eq!(events[0].frame_number, gone);
     assert_eq!((events[0].kind, events[0].pitch), (BallLost, None));
 }
 
