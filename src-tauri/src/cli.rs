@@ -101,7 +101,7 @@ pub enum Command {
     Worker(WorkerArgs),
     /// Analyse a video file offline at full speed and write frame and event messages as JSONL.
     #[command(
-        after_help = "Examples:\n  sportz track match.mp4 --calibration calib.json --out run.jsonl\n  sportz track synth/match.mp4 --calibration synth/calibration.json --out run.jsonl --annotate run.mp4 --export cdf,gsr"
+        after_help = "Examples:\n  sportz track match.mp4 --calibration calib.json --out run.jsonl\n  sportz track synth/match.mp4 --calibration synth/calibration.json --out run.jsonl --annotate run.mp4 --export cdf,gsr,mot"
     )]
     Track(TrackArgs),
     /// Render a synthetic broadcast match (H.264) with exact ground truth (JSONL).
@@ -270,13 +270,16 @@ const KEYPOINTS: &str = "Cameras: `sportz calibrate` output against labelled pit
     group(ArgGroup::new("keypoint").args(["cameras", "keypoints"]).multiple(true).conflicts_with_all(["tracking", "detection"])),
 )]
 pub struct EvalArgs {
-    /// Ground truth JSONL from `sportz synth` (its `truth.jsonl`).
+    /// Ground truth JSONL from `sportz synth` (its `truth.jsonl`). Give `--truth A --pred P`
+    /// several times to score several runs: each run's table, then the mean and the worst run
+    /// of the headline figures.
     #[arg(long, requires = "pred", help_heading = TRACKING)]
-    pub truth: Option<PathBuf>,
-    /// Predictions JSONL from `sportz track`.
+    pub truth: Vec<PathBuf>,
+    /// Predictions JSONL from `sportz track` (one for each `--truth`, in the same order).
     #[arg(long, requires = "truth", help_heading = TRACKING)]
-    pub pred: Option<PathBuf>,
+    pub pred: Vec<PathBuf>,
     /// True events (default: `events.json` beside the truth; without it events are not scored).
+    /// With one `--truth` only.
     #[arg(long, help_heading = TRACKING)]
     pub events: Option<PathBuf>,
     /// Seconds within which a predicted event matches a true one of the same kind.
@@ -323,6 +326,9 @@ pub enum ExportFormat {
     Cdf,
     /// SoccerNet game-state reconstruction JSON: `<out>.gsr.json`.
     Gsr,
+    /// MOTChallenge 2D boxes of the people tracks (TrackEval's tracker layout):
+    /// `<out>.mot.txt`.
+    Mot,
 }
 
 #[cfg(test)]

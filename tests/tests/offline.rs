@@ -56,7 +56,7 @@ fn synth_track_eval_with_the_built_in_detector() {
             "--annotate",
             "run.mp4",
             "--export",
-            "cdf,gsr",
+            "cdf,gsr,mot",
         ],
         d,
     ));
@@ -89,6 +89,18 @@ fn synth_track_eval_with_the_built_in_detector() {
     let gsr: Value =
         serde_json::from_str(&std::fs::read_to_string(d.join("run.gsr.json")).unwrap()).unwrap();
     assert!(gsr["predictions"].as_array().unwrap().len() > 100 * 5);
+    // MOT: TrackEval's tracker layout, frames from 1 to 100
+    let mot = std::fs::read_to_string(d.join("run.mot.txt")).unwrap();
+    let rows: Vec<Vec<&str>> = mot.lines().map(|l| l.split(',').collect()).collect();
+    assert!(
+        rows.len() > 100 * 5 && rows.iter().all(|r| r.len() == 10),
+        "{mot:.300}"
+    );
+    let frames: Vec<u64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
+    assert_eq!(
+        (frames.iter().min(), frames.iter().max()),
+        (Some(&1), Some(&100))
+    );
 
     // eval: the built-in detector finds and tracks the players and the ball on an unseen seed
     let table = ok(&sportz(
@@ -98,6 +110,11 @@ fn synth_track_eval_with_the_built_in_detector() {
     for heading in ["HOTA", "IDF1", "recall", "pitch error", "goal", "ball_out"] {
         assert!(table.contains(heading), "{heading} in\n{table}");
     }
+    // several runs at once: each table, then the mean and the worst run
+    let pair = ["--truth", "m/truth.jsonl", "--pred", "run.jsonl"];
+    let both = ok(&sportz(&[&["eval"][..], &pair, &pair].concat(), d));
+    assert_eq!(both.matches("== run ").count(), 2, "{both}");
+    assert!(both.contains("mean") && both.contains("worst"), "{both}");
     let json = eval_json(&["--truth", "m/truth.jsonl", "--pred", "run.jsonl"], d);
     let hota = json["players"]["hota"].as_f64().unwrap();
     let recall = json["ball"]["recall"].as_f64().unwrap();
@@ -274,5 +291,5 @@ fn eval_refuses_bad_input_with_what_it_expected() {
         d,
     );
     assert_eq!(bad_export.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad_export.stderr).contains("possible values: cdf, gsr"));
+    assert!(String::from_utf8_lossy(&bad_export.stderr).contains("possible values: cdf, gsr, mot"));
 }

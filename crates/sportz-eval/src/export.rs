@@ -1,5 +1,6 @@
-//! Exports of predicted frames (the `sportz track` JSONL, parsed) to two public formats. Pure:
-//! values and strings in, values and strings out.
+//! Exports of predicted frames (the `sportz track` JSONL, parsed) to three public formats. Pure:
+//! values and strings in, values and strings out. CDF and GSR carry pitch positions; MOT
+//! ([`mot_tracking`]) the image boxes, for cross-checking tracking figures with TrackEval.
 //!
 //! # Coordinates
 //! The contract's pitch points are metres with the origin at a corner, x along the length
@@ -468,4 +469,32 @@ pub fn gsr_predictions(frames: &[FrameData], opts: &ExportOptions) -> Value {
         a["video_id"] = json!(opts.gsr_video_id);
     }
     json!({"predictions": anns})
+}
+
+/// The people tracks in MOTChallenge 2D text, the layout TrackEval reads for a tracker's
+/// output: one line per box, `frame,id,bb_left,bb_top,bb_width,bb_height,conf,-1,-1,-1`, frames
+/// counted from 1 (`frame_number + 1`), pixels. The ball is left out (MOT's tracks are
+/// pedestrians; the ball has its own figures in `sportz eval`).
+#[must_use]
+pub fn mot_tracking(frames: &[FrameData]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for f in frames {
+        for p in &f.players {
+            let [x1, y1, x2, y2] = p.bbox;
+            // writing to a String cannot fail
+            let _ = writeln!(
+                out,
+                "{},{},{:.2},{:.2},{:.2},{:.2},{:.4},-1,-1,-1",
+                f.frame_number + 1,
+                p.track_id,
+                x1,
+                y1,
+                x2 - x1,
+                y2 - y1,
+                p.confidence
+            );
+        }
+    }
+    out
 }

@@ -63,8 +63,9 @@
 //! [`EvalOptions::event_tolerance_s`] (default 1.0 s, inclusive) of `video_timestamp` vs
 //! `time_secs`, maximal (a sweep in time order, which is optimal for equal windows); precision,
 //! recall and F1 per kind and over all. The synth uses the contract's own event kinds, so the
-//! mapping ([`contract_kind_of_truth`]) is the identity and nothing is "not comparable" today; the
-//! report lists any kind that exists on one side only. True events outside the evaluated time
+//! mapping ([`contract_kind_of_truth`]) is the identity except for `ball_lost`, which means
+//! something else on each side (a team losing the ball; the ball tracker giving up) and is
+//! reported as not comparable; the report lists any kind that exists on one side only. True events outside the evaluated time
 //! span are not scored (and counted).
 //!
 //! # Detection on labelled images
@@ -84,6 +85,7 @@ pub mod export;
 mod input;
 pub mod keypoints;
 pub mod mot;
+pub mod summary;
 
 pub use error::EvalError;
 pub use eval::{

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use sportz_contract::{FrameData, ObjectClass, PitchPoint, TeamSide};
 use sportz_eval::export::{
     self, CDF_VERSION, GSR_BALL_TRACK_OFFSET, cdf_meta, cdf_tracking, cdf_tracking_jsonl,
-    gsr_labels, gsr_predictions, to_cdf_pitch, to_gsr_pitch,
+    gsr_labels, gsr_predictions, mot_tracking, to_cdf_pitch, to_gsr_pitch,
 };
 use sportz_eval::{ExportOptions, parse_predictions};
 
@@ -245,4 +245,29 @@ fn fps_and_times_have_sensible_defaults() {
     let rows = cdf_tracking(&f, &ExportOptions::default());
     assert_eq!(rows[0]["timestamp"], export::utc(1_760_000_000.0));
     assert_eq!(export::utc(0.0), "1970-01-01T00:00:00Z");
+}
+
+#[test]
+fn mot_lines_are_one_based_frames_with_ltwh_boxes() {
+    let text = mot_tracking(&frames());
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.len(),
+        5,
+        "four people in frame 0, one in frame 1, no ball: {text}"
+    );
+    let fields: Vec<Vec<f64>> = lines
+        .iter()
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    assert!(fields.iter().all(|f| f.len() == 10 && f[7..] == [-1.0; 3]));
+    let f = frames();
+    let p = &f[0].players[0];
+    let row = &fields[0];
+    assert_eq!((row[0], row[1]), (1.0, p.track_id as f64));
+    assert!((row[2] - p.bbox[0]).abs() < 0.01 && (row[3] - p.bbox[1]).abs() < 0.01);
+    assert!((row[4] - (p.bbox[2] - p.bbox[0])).abs() < 0.01);
+    assert!((row[5] - (p.bbox[3] - p.bbox[1])).abs() < 0.01);
+    assert_eq!(fields[4][0], 2.0, "frame 1 is MOT frame 2");
+    assert_eq!(mot_tracking(&[]), "");
 }

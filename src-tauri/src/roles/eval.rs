@@ -19,17 +19,76 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<()> {
     if let (Some(cams), Some(kps)) = (&args.cameras, &args.keypoints) {
         return keypoints(args, cams, kps);
     }
-    match (&args.truth, &args.pred, &args.detections, &args.labels) {
-        (Some(truth), Some(pred), None, None) => tracking(args, truth, pred),
-        (None, None, Some(dets), Some(labels)) => detection(args, dets, labels),
+    let tracking_given = !args.truth.is_empty() || !args.pred.is_empty();
+    match (tracking_given, &args.detections, &args.labels) {
+        (true, None, None) => tracking_runs(args),
+        (false, Some(dets), Some(labels)) => detection(args, dets, labels),
         _ => anyhow::bail!(
             "expected --truth and --pred (tracking), --detections and --labels (detection), or --cameras and --keypoints (cameras on labelled frames)"
         ),
     }
 }
 
+/// One run, or several (`--truth`/`--pred` pairs in order) with a summary after their tables.
+fn tracking_runs(args: &EvalArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.truth.len() == args.pred.len(),
+        "expected one --pred for each --truth, in the same order; got {} --truth and {} --pred",
+        args.truth.len(),
+        args.pred.len()
+    );
+    if let [truth] = args.truth.as_slice() {
+        let report = tracking(args, truth, &args.pred[0])?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            println!("{}", report.table().trim_end());
+        }
+        return Ok(());
+    }
+    anyhow::ensure!(
+        args.events.is_none(),
+        "--events works with one --truth only (each run's events.json is read from beside its truth)"
+    );
+    let mut runs = Vec::new();
+    for (i, (truth, pred)) in args.truth.iter().zip(&args.pred).enumerate() {
+        let report = tracking(args, truth, pred)
+            .with_context(|| format!("run {} ({})", i + 1, truth.display()))?;
+        if !args.json {
+            println!(
+                "== run {}: {} vs {}",
+                i + 1,
+                truth.display(),
+                pred.display()
+            );
+            println!("{}\n", report.table().trim_end());
+        }
+        runs.push((truth.display().to_string(), report));
+    }
+    let summary = sportz_eval::summary::summarise(&runs);
+    if args.json {
+        let reports: Vec<_> = runs
+            .iter()
+            .zip(&args.pred)
+            .map(|((truth, report), pred)| {
+                serde_json::json!({"truth": truth, "pred": pred.display().to_string(), "report": report})
+            })
+            .collect();
+        let out = serde_json::json!({"runs": reports, "summary": summary});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("== {} runs: mean and worst", runs.len());
+        print!("{}", summary.table());
+    }
+    Ok(())
+}
+
 /// Scores a `track` run against a synth match's truth.
-fn tracking(args: &EvalArgs, truth_path: &Path, pred_path: &Path) -> anyhow::Result<()> {
+fn tracking(
+    args: &EvalArgs,
+    truth_path: &Path,
+    pred_path: &Path,
+) -> anyhow::Result<sportz_eval::Report> {
     let frames = sportz_eval::parse_truth_jsonl(
         open_reader(truth_path, "truth")?,
         &truth_path.display().to_string(),
@@ -68,13 +127,7 @@ fn tracking(args: &EvalArgs, truth_path: &Path, pred_path: &Path) -> anyhow::Res
             .map_err(|e| anyhow::anyhow!("--align: {e}"))?,
         ..sportz_eval::EvalOptions::default()
     };
-    let report = sportz_eval::evaluate(&truth, &pred, &options)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        println!("{}", report.table().trim_end());
-    }
-    Ok(())
+    Ok(sportz_eval::evaluate(&truth, &pred, &options)?)
 }
 
 /// Scores `sportz detect` output against a folder of YOLO labels, paired by file stem.

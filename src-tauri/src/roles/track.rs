@@ -258,6 +258,7 @@ fn export_tracking(
                 beside("gsr.json"),
                 serde_json::to_string(&export::gsr_predictions(frames, &opts))?,
             )?,
+            ExportFormat::Mot => write(beside("mot.txt"), export::mot_tracking(frames))?,
         }
     }
     Ok(written)
