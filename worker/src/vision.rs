@@ -476,11 +476,17 @@ impl Analyzer for VisionAnalyzer {
 
         let colours: Vec<_>;
         let players: Vec<Detection> = if self.settings.tracking {
-            let mut tracked = self.tracker.update(&people);
-            colours = tracked
+            // shirt colours weigh in the association, then vote for the sides
+            let shirts: Vec<_> = people
                 .iter()
                 .map(|p| torso_colour(&image, &p.bbox))
                 .collect();
+            let (indices, mut tracked): (Vec<usize>, Vec<Detection>) = self
+                .tracker
+                .update_with_colours(&people, &shirts)
+                .into_iter()
+                .unzip();
+            colours = indices.iter().map(|&i| shirts[i]).collect();
             self.identify(f.video_timestamp, &mut tracked, &colours, calibration);
             tracked
         } else {

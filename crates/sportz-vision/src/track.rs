@@ -21,6 +21,16 @@ use crate::BBox;
 use crate::assign::assign;
 use crate::detect::Detection;
 use crate::kalman::BoxKalman;
+use crate::teams::Colour;
+
+/// Euclidean distance of two RGB colours (0..1 per channel).
+fn colour_distance(a: &Colour, b: &Colour) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(x - y).powi(2))
+        .sum::<f64>()
+        .sqrt()
+}
 
 /// Thresholds of the tracker: ByteTrack's, plus the buffers and the motion share of the cost
 /// (tuned on the SoccerTrack sequences, see `tests/soccertrack_tracker.rs`).
@@ -58,6 +68,12 @@ pub struct TrackerConfig {
     /// The squared Mahalanobis distance (4 degrees of freedom) at which the motion cost
     /// saturates at 1.
     pub motion_saturation_chi2: f64,
+    /// Added to the association cost at most, for a detection whose shirt colour differs from
+    /// the track's (when both are known, [`ByteTracker::update_with_colours`]): two players of
+    /// different teams crossing keep their own tracks.
+    pub appearance_weight: f64,
+    /// The colour distance (RGB, 0..1 per channel, Euclidean) at which that term is full.
+    pub appearance_saturation: f64,
 }
 
 impl Default for TrackerConfig {
@@ -76,6 +92,8 @@ impl Default for TrackerConfig {
             low_for_lost: true,
             motion_weight: 0.5,
             motion_saturation_chi2: 50.0,
+            appearance_weight: 0.3,
+            appearance_saturation: 0.25,
         }
     }
 }
@@ -95,6 +113,8 @@ struct Track {
     last_frame: u64,
     confidence: f32,
     class_votes: HashMap<ObjectClass, u32>,
+    /// Running mean of the shirt colour of the track's detections, when given.
+    colour: Option<Colour>,
 }
 
 impl Track {
@@ -118,8 +138,14 @@ impl Track {
             .map(|(c, _)| *c)
     }
 
-    fn absorb(&mut self, d: &Detection, frame: u64) {
+    fn absorb(&mut self, d: &Detection, colour: Option<Colour>, frame: u64) {
         self.kalman.update(measure(&d.bbox));
+        if let Some(c) = colour {
+            self.colour = Some(match self.colour {
+                Some(old) => std::array::from_fn(|k| 0.9 * old[k] + 0.1 * c[k]),
+                None => c,
+            });
+        }
         self.last_frame = frame;
         self.confidence = d.confidence;
         if let Some(c) = d.class {
@@ -210,8 +236,40 @@ impl ByteTracker {
             .collect()
     }
 
+    /// Like [`update`](Self::update), with each detection's shirt colour (`colours[i]` for
+    /// `detections[i]`; `None` where no crop was usable), which then weighs in the association;
+    /// the index of each returned track's detection comes with it.
+    pub fn update_with_colours(
+        &mut self,
+        detections: &[Detection],
+        colours: &[Option<Colour>],
+    ) -> Vec<(usize, Detection)> {
+        self.update_tracks_with(detections, colours)
+            .into_iter()
+            .map(|(i, t)| {
+                (
+                    i,
+                    Detection {
+                        track_id: Some(t.track_id),
+                        class: t.class.or(detections[i].class),
+                        ..detections[i]
+                    },
+                )
+            })
+            .collect()
+    }
+
     /// Like [`update`](Self::update), with the index of each track's detection and its velocity.
     pub fn update_tracks(&mut self, detections: &[Detection]) -> Vec<(usize, TrackedObject)> {
+        self.update_tracks_with(detections, &[])
+    }
+
+    fn update_tracks_with(
+        &mut self,
+        detections: &[Detection],
+        colours: &[Option<Colour>],
+    ) -> Vec<(usize, TrackedObject)> {
+        let colour_of = |d: usize| colours.get(d).copied().flatten();
         self.frame += 1;
         let frame = self.frame;
         let cfg = self.cfg;
@@ -238,7 +296,7 @@ impl ByteTracker {
         let (m1, pool_left, high_left) = self.associate(
             &pool,
             &high,
-            detections,
+            (detections, colours),
             cfg.first_min_iou,
             cfg.buffer,
             true,
@@ -248,7 +306,7 @@ impl ByteTracker {
         let (m1b, pool_left, high_left) = self.associate(
             &pool_left,
             &high_left,
-            detections,
+            (detections, colours),
             cfg.first_min_iou,
             cfg.wide_buffer,
             true,
@@ -265,7 +323,7 @@ impl ByteTracker {
         let (m2, tracked_unmatched, _) = self.associate(
             &tracked_left,
             &low,
-            detections,
+            (detections, colours),
             cfg.second_min_iou,
             cfg.buffer,
             false,
@@ -282,7 +340,7 @@ impl ByteTracker {
         let (m3, tentative_unmatched, high_left) = self.associate(
             &tentative,
             &high_left,
-            detections,
+            (detections, colours),
             cfg.tentative_min_iou,
             cfg.buffer,
             true,
@@ -292,7 +350,7 @@ impl ByteTracker {
         let mut out = Vec::new();
         for &(t, d) in &matched_dets {
             let track = &mut self.tracks[t];
-            track.absorb(&detections[d], frame);
+            track.absorb(&detections[d], colour_of(d), frame);
             track.state = State::Tracked;
             if track.id.is_none() {
                 track.id = Some(self.next_id);
@@ -313,6 +371,7 @@ impl ByteTracker {
                 last_frame: frame,
                 confidence: det.confidence,
                 class_votes: HashMap::new(),
+                colour: colour_of(d),
             };
             if let Some(c) = det.class {
                 track.class_votes.insert(c, 1);
@@ -363,7 +422,7 @@ impl ByteTracker {
         &self,
         tracks: &[usize],
         dets: &[usize],
-        detections: &[Detection],
+        (detections, colours): (&[Detection], &[Option<Colour>]),
         min_iou: f32,
         buffer: f32,
         fuse_confidence: bool,
@@ -387,8 +446,18 @@ impl ByteTracker {
                             f64::INFINITY
                         } else {
                             let w = self.cfg.motion_weight;
+                            let appearance = match (track.colour, colours.get(d).copied().flatten())
+                            {
+                                (Some(a), Some(b)) => {
+                                    self.cfg.appearance_weight
+                                        * (colour_distance(&a, &b) / self.cfg.appearance_saturation)
+                                            .min(1.0)
+                                }
+                                _ => 0.0,
+                            };
                             (1.0 - w) * (1.0 - f64::from(sim))
                                 + w * (d2 / self.cfg.motion_saturation_chi2).min(1.0)
+                                + appearance
                         }
                     })
                     .collect()

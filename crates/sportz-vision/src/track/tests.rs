@@ -262,3 +262,45 @@ fn a_fast_pan_keeps_ids_when_the_tracks_are_moved_with_the_picture() {
     tracker.reset();
     assert_eq!(tracker.live_tracks(), 0);
 }
+
+#[test]
+fn shirt_colours_keep_two_jostling_players_apart() {
+    // a red and a white player shoulder to shoulder, trading places by 3 px every frame: overlap
+    // and motion cannot tell whose box is whose, the shirts can
+    let red = Some([0.8, 0.1, 0.1]);
+    let white = Some([0.95, 0.95, 0.95]);
+    let run = |with_colours: bool| {
+        let mut tracker = ByteTracker::new(TrackerConfig::default());
+        let mut ids: HashMap<bool, Vec<u64>> = HashMap::new();
+        for i in 0..30 {
+            let (xr, xw) = if i % 2 == 0 {
+                (300.0, 303.0)
+            } else {
+                (303.0, 300.0)
+            };
+            let dets = [
+                person(BBox::from_ltwh(xr, 300.0, 20.0, 50.0), 0.9),
+                person(BBox::from_ltwh(xw, 300.0, 20.0, 50.0), 0.9),
+            ];
+            let colours = if with_colours {
+                vec![red, white]
+            } else {
+                vec![]
+            };
+            for (d, t) in tracker.update_with_colours(&dets, &colours) {
+                ids.entry(d == 0).or_default().push(t.track_id.unwrap());
+            }
+        }
+        ids.values()
+            .map(|seen| {
+                let mut distinct = seen.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                distinct.len()
+            })
+            .max()
+            .unwrap()
+    };
+    assert_eq!(run(true), 1, "each shirt keeps one id");
+    assert!(run(false) > 1, "without the shirts the ids trade places");
+}
