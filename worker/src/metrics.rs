@@ -61,11 +61,15 @@ impl SessionMetrics {
         self.read.push_back(at);
     }
 
-    pub fn frame_done(&mut self, at: Instant, detect_ms: f64, latency_ms: f64, events: usize) {
+    pub fn frame_done(&mut self, at: Instant, detect_ms: f64, latency_ms: f64) {
         self.analysed.push_back((at, detect_ms));
         self.frames_processed += 1;
-        self.events_emitted += events as u64;
         self.last_latency_ms = latency_ms;
+    }
+
+    /// Events the bus took (`events_emitted` counts these, not the ones still waiting).
+    pub fn events_published(&mut self, n: usize) {
+        self.events_emitted += n as u64;
     }
 
     /// The figures over the last second.
@@ -110,7 +114,8 @@ mod tests {
             let t = t0 + Duration::from_millis(u64::from(i) * 40); // 25 fps for 2 s
             m.frame_read(t);
             if i % 2 == 0 {
-                m.frame_done(t, f64::from(i), 10.0, 1);
+                m.frame_done(t, f64::from(i), 10.0);
+                m.events_published(1);
             } else {
                 m.dropped_frames += 1;
             }

@@ -3,7 +3,13 @@
 //! takes analysed frames from the analyser thread and publishes them, their events and the
 //! metrics once per second. A frame's `latency_ms` (read → published) is measured and set here,
 //! and only here: analysers leave it at 0.
+//!
+//! Frames are live data: one the bus cannot take is gone. Events are kept: those the bus
+//! refuses wait in an outbox (up to [`OUTBOX_CAP`], oldest dropped beyond with a warning) and go
+//! out, in order, before anything else once the bus answers again; at the end of the session
+//! the outbox is retried for up to [`OUTBOX_DRAIN`]. `events_emitted` counts published events.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -16,6 +22,11 @@ use super::analyser::Analysed;
 use crate::analyzer::AnalyzerError;
 use crate::metrics::SessionMetrics;
 
+/// Events kept while the bus is down.
+pub(crate) const OUTBOX_CAP: usize = 10_000;
+/// How long the end of a session waits for the bus to take the outbox.
+pub(crate) const OUTBOX_DRAIN: Duration = Duration::from_secs(30);
+
 /// Publishes the session's messages with one sequence.
 #[derive(Debug)]
 pub(crate) struct Publisher {
@@ -26,6 +37,8 @@ pub(crate) struct Publisher {
     seq: Mutex<Sequencer>,
     /// Rate-limits "bus unavailable" warnings.
     last_warn: Mutex<Option<Instant>>,
+    /// Events not published yet, oldest first.
+    outbox: tokio::sync::Mutex<VecDeque<Envelope>>,
 }
 
 impl Publisher {
@@ -42,6 +55,7 @@ impl Publisher {
             worker_id,
             seq: Mutex::new(Sequencer::new()),
             last_warn: Mutex::new(None),
+            outbox: tokio::sync::Mutex::new(VecDeque::new()),
         }
     }
 
@@ -112,6 +126,58 @@ impl Publisher {
             self.warn(what, &e);
         }
     }
+
+    /// Publishes the outbox, then `events`, stopping at the first refusal (what is left waits
+    /// in the outbox, in order). Returns how many events went out.
+    async fn send_events(&self, events: Vec<sportz_contract::EventData>) -> usize {
+        let mut outbox = self.outbox.lock().await;
+        outbox.extend(events.into_iter().map(|e| self.envelope(Payload::Event(e))));
+        let mut sent = 0;
+        while let Some(env) = outbox.front() {
+            match self.bus.publish(env).await {
+                Ok(()) => {
+                    outbox.pop_front();
+                    sent += 1;
+                }
+                Err(e) => {
+                    self.warn("an event (kept to retry)", &e);
+                    break;
+                }
+            }
+        }
+        if outbox.len() > OUTBOX_CAP {
+            let drop = outbox.len() - OUTBOX_CAP;
+            outbox.drain(..drop);
+            tracing::warn!(match_id = %self.match_id, dropped = drop, "the bus has been down too long: oldest unpublished events dropped");
+        }
+        if sent > 0 && !outbox.is_empty() {
+            tracing::info!(match_id = %self.match_id, waiting = outbox.len(), "events still waiting for the bus");
+        }
+        sent
+    }
+
+    /// At the end of a session: retries the outbox until it is empty or `OUTBOX_DRAIN` passed;
+    /// returns (published, left unpublished).
+    async fn drain_events(&self, metrics: &Mutex<SessionMetrics>) -> (usize, usize) {
+        let deadline = Instant::now() + OUTBOX_DRAIN;
+        let mut published = 0;
+        loop {
+            let n = self.send_events(Vec::new()).await;
+            published += n;
+            metrics
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .events_published(n);
+            let left = self.outbox.lock().await.len();
+            if left == 0 || Instant::now() >= deadline {
+                if left > 0 {
+                    tracing::error!(match_id = %self.match_id, lost = left, "the bus did not come back: events lost");
+                }
+                return (published, left);
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
 }
 
 /// Publishes analysed frames, their events and the metrics once per second. Ends with the
@@ -128,6 +194,7 @@ pub(crate) async fn publish_loop(
         tokio::select! {
             item = rx.recv() => match item {
                 None => {
+                    publisher.drain_events(&metrics).await;
                     // the session's final figures
                     let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner).snapshot(Instant::now());
                     m.gpu = gpu.current();
@@ -158,14 +225,12 @@ async fn publish_analysed(
 ) {
     let latency_ms = read_instant.elapsed().as_secs_f64() * 1000.0;
     analysis.frame.latency_ms = latency_ms;
-    let n_events = analysis.events.len();
     publisher
         .send(Payload::Frame(Box::new(analysis.frame)), "a frame")
         .await;
-    for e in analysis.events {
-        publisher.send(Payload::Event(e), "an event").await;
-    }
+    let published = publisher.send_events(analysis.events).await;
     let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner);
-    m.frame_done(Instant::now(), analysis.detect_ms, latency_ms, n_events);
+    m.frame_done(Instant::now(), analysis.detect_ms, latency_ms);
+    m.events_published(published);
     m.camera_missing = analysis.camera_missing;
 }

@@ -1,0 +1,141 @@
+//! Events survive Redis going away: a real `redis-server` is killed mid-session and started
+//! again; the events detected meanwhile wait in the publisher's outbox and reach
+//! `events:stream` once it is back, each exactly once, and `events_emitted` counts only what
+//! was published.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use sportz_bus::{Bus, ReadFrom};
+use sportz_contract::status::{DesiredState, SessionStatus};
+use sportz_contract::worker::SessionConfig;
+use sportz_contract::{Envelope, EventData, EventId, EventKind, MatchId, Payload};
+use sportz_worker::source::VideoFrame;
+use sportz_worker::{Analysis, Analyzer, AnalyzerError, AnalyzerFactory, PassThrough};
+
+/// Every fifth frame an event, with an id made from the frame number.
+#[derive(Debug)]
+struct EventEveryFifth;
+
+impl AnalyzerFactory for EventEveryFifth {
+    fn create(&self, _: &MatchId, _: &SessionConfig) -> Result<Box<dyn Analyzer>, AnalyzerError> {
+        Ok(Box::new(Fifth(PassThrough::default())))
+    }
+    fn device(&self) -> String {
+        "cpu".to_owned()
+    }
+    fn models(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+struct Fifth(PassThrough);
+
+impl Analyzer for Fifth {
+    fn analyze(&mut self, f: &VideoFrame) -> Result<Analysis, AnalyzerError> {
+        let mut a = self.0.analyze(f)?;
+        if f.frame_number.is_multiple_of(5) {
+            a.events.push(EventData {
+                event_id: EventId::generate(),
+                kind: EventKind::Shot,
+                video_timestamp: f.video_timestamp,
+                timestamp: f.read_at,
+                frame_number: f.frame_number,
+                pitch: None,
+                team: None,
+                player_track_id: None,
+                confidence: 1.0,
+                details: serde_json::Map::new(),
+            });
+        }
+        Ok(a)
+    }
+}
+
+/// Reads `events:stream` as the API would, through outages (the group is made again on a fresh
+/// server), and returns the frame numbers of the events seen, once each.
+async fn collect_events(bus: Arc<dyn Bus>, stop: tokio::sync::watch::Receiver<bool>) -> Vec<u64> {
+    let stream = sportz_contract::keys::EVENTS_STREAM;
+    let mut frames = Vec::new();
+    loop {
+        if *stop.borrow() {
+            return frames;
+        }
+        if bus.ensure_group(stream, "test").await.is_err() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        }
+        let read = bus
+            .read_group(
+                stream,
+                "test",
+                "reader",
+                100,
+                ReadFrom::New {
+                    block: Duration::from_millis(200),
+                },
+            )
+            .await;
+        match read {
+            Ok(entries) => {
+                for e in entries {
+                    let env = Envelope::from_json(&e.data).expect("an envelope");
+                    if let Payload::Event(ev) = env.payload {
+                        frames.push(ev.frame_number);
+                    }
+                }
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_detected_while_redis_is_down_are_published_when_it_is_back() {
+    let dir = tempfile::tempdir().unwrap();
+    // 8 s at 10 fps in real time: 80 frames, 16 events
+    let clip = make_clip(dir.path(), "clip.mp4", 8, 10);
+    let (bus, mut server) = redis_bus().await;
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let raw: Arc<dyn Bus> = Arc::new(sportz_bus::RedisBus::connect(&server.url()).await.unwrap());
+    let reader = tokio::spawn(collect_events(raw, stop_rx));
+    let mut settings = fast_settings("outbox-test");
+    settings.analyzers = Arc::new(EventEveryFifth);
+    let _worker = spawn_worker(&bus, settings);
+    let m = MatchId::generate();
+    let mut watch = Watch::new(&bus, m).await;
+    let s = start(&bus, m, file_config(&clip, true)).await;
+    watch.status(20, SessionStatus::Processing).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Redis crashes for 2 s (frames and events of that time cannot be published)
+    server.kill();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    server.restart();
+    // a fresh server has lost every key: the control key is written again, as an operator
+    // would find it on a Redis with persistence
+    set_control(&bus, m, s, DesiredState::Running).await;
+    let mut watch = Watch::new(&bus, m).await;
+    watch.status(30, SessionStatus::Completed).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop_tx.send(true).unwrap();
+    let seen = reader.await.unwrap();
+    let distinct: BTreeSet<u64> = seen.iter().copied().collect();
+    let expected: BTreeSet<u64> = (0..80).step_by(5).collect();
+    // events published before the crash went down with the unpersisted server (the API had
+    // read them, as the reader did); every event is seen, and none twice
+    assert_eq!(distinct, expected, "events seen: {seen:?}");
+    assert_eq!(seen.len(), distinct.len(), "no event twice: {seen:?}");
+    let metrics: Vec<u64> = watch
+        .seen
+        .iter()
+        .filter_map(|e| match &e.payload {
+            Payload::Metrics(m) => Some(m.events_emitted),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(metrics.last(), Some(&16), "events_emitted: {metrics:?}");
+}
