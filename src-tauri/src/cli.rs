@@ -236,6 +236,12 @@ pub struct DetectArgs {
     /// Lowest confidence written (low, so AP can be computed over the whole ranking).
     #[arg(long, default_value_t = 0.01)]
     pub threshold: f64,
+    /// Also detect on an N×N grid of overlapping crops and merge (small objects such as the
+    /// ball are seen at closer to native resolution; 1 + N² runs an image). `auto`: 2×2 for
+    /// images that shrink more than 2.5× into the model input (1080p broadcasts, the 1280×1280
+    /// exports), none otherwise; `1`: the whole image only.
+    #[arg(long, default_value = "auto", value_name = "auto|N")]
+    pub tiles: String,
 }
 
 #[derive(Debug, Args)]

@@ -313,6 +313,45 @@ fn detect_then_eval_on_labelled_synth_frames() {
         d,
     ));
     assert!(err.contains("cannot create the detections file"), "{err}");
+    // tiles: a grid of crops finds at least what the whole image did on these 1280×720 frames
+    // (auto leaves them whole: they shrink only 2× into the model), and a bad grid is refused
+    let (stdout, _) = ok(&sportz(
+        &[
+            "detect",
+            "ds/images",
+            "--tiles",
+            "2",
+            "--out",
+            "tiled.jsonl",
+        ],
+        d,
+    ));
+    assert!(stdout.contains("wrote 4 images"), "{stdout}");
+    let count = |file: &str| -> Vec<usize> {
+        std::fs::read_to_string(d.join(file))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["detections"]
+                    .as_array()
+                    .unwrap()
+                    .len()
+            })
+            .collect()
+    };
+    let (whole, tiled) = (count("dets.jsonl"), count("tiled.jsonl"));
+    assert!(
+        whole.iter().zip(&tiled).all(|(w, t)| t >= w),
+        "{whole:?} vs {tiled:?}"
+    );
+    let err = failed(&sportz(
+        &["detect", "ds/images", "--tiles", "9", "--out", "x.jsonl"],
+        d,
+    ));
+    assert!(
+        err.contains("--tiles 9: expected auto or a grid size 1 to 4"),
+        "{err}"
+    );
     // help with examples of both eval modes
     let (help, _) = ok(&sportz(&["eval", "--help"], d));
     assert!(

@@ -37,6 +37,15 @@ pub fn run(args: &DetectArgs) -> anyhow::Result<()> {
         !inputs.is_empty(),
         "no image to detect in ({skipped} skipped); expected .jpg, .jpeg or .png files or folders of them"
     );
+    let tiles: Option<u32> = match args.tiles.as_str() {
+        "auto" => None,
+        n => Some(
+            n.parse()
+                .ok()
+                .filter(|n| (1..=4).contains(n))
+                .with_context(|| format!("--tiles {n}: expected auto or a grid size 1 to 4"))?,
+        ),
+    };
     let mut detector = load(args)?;
 
     let started = Instant::now();
@@ -61,8 +70,11 @@ pub fn run(args: &DetectArgs) -> anyhow::Result<()> {
             }
         };
         let image = RgbImage::new(&pixels, width, height)?;
+        let grid = tiles.unwrap_or_else(|| {
+            sportz_vision::detect::auto_grid(width, height, detector.input_size())
+        });
         let (found, _) = detector
-            .detect(&image)
+            .detect_tiled(&image, grid)
             .with_context(|| format!("detection failed on {}", input.name))?;
         let (w, h) = (f64::from(width), f64::from(height));
         let detections: Vec<Detection> = found

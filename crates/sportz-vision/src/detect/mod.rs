@@ -9,6 +9,7 @@ mod layout;
 mod names;
 mod nms;
 mod preprocess;
+mod tiles;
 
 use sportz_contract::ObjectClass;
 use thiserror::Error;
@@ -17,6 +18,7 @@ pub use layout::{Layout, LayoutHint, SUPPORTED_LAYOUTS, grid_cells};
 pub use names::{COCO80, ClassMap, object_class_for, parse_names_lines, parse_names_metadata};
 pub use nms::nms_per_class;
 pub use preprocess::{ChannelOrder, InputTransform, PixelScale, Preprocess, Resize, preprocess};
+pub use tiles::{Tile, auto_grid, crop_rgb, merge_tiles, tile_grid};
 
 use crate::image::ImageError;
 use crate::{BBox, RgbImage};
