@@ -357,7 +357,7 @@ impl VisionAnalyzer {
     ) -> std::sync::mpsc::Receiver<InitResult> {
         let (tx, rx) = std::sync::mpsc::channel();
         let (fine, coarse, cfg) = self.camera.init_inputs();
-        let (fine, coarse, cfg) = (fine.to_vec(), coarse.to_vec(), cfg.clone());
+        let (fine, coarse) = (fine.to_vec(), coarse.to_vec());
         let (rgb, width, height) = (f.rgb.clone(), f.width, f.height);
         let spawned = std::thread::Builder::new()
             .name("sportz-camera-init".to_owned())

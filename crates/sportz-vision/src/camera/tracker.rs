@@ -36,6 +36,11 @@ pub struct TrackerSettings {
     pub deferred_init: bool,
     /// Every this many frames a confirmed camera's position is refitted too (0: never).
     pub reposition_every: u64,
+    /// Once a camera has been followed this many frames in a row, its position is the video's
+    /// main camera ("home"): later searches look from there only (pan, tilt, zoom free, the
+    /// position within a few metres), so another shot (a behind-goal or 18-yard camera) gets no
+    /// camera rather than a main-camera alias that fits its lines (0: never).
+    pub home_after_frames: u32,
 }
 
 impl Default for TrackerSettings {
@@ -50,6 +55,7 @@ impl Default for TrackerSettings {
             retry_every: 5,
             deferred_init: false,
             reposition_every: 25,
+            home_after_frames: 125,
         }
     }
 }
@@ -165,7 +171,14 @@ pub struct CameraTracker {
     manual_check: Option<LineFit>,
     pending: Option<Pending>,
     offered: Option<(u64, Result<LineFit, InitFailure>)>,
+    /// Frames the current camera has been followed in a row.
+    run: u32,
+    /// The position of the longest-followed camera so far and that run's length.
+    home: Option<([f64; 3], u32)>,
 }
+
+/// How far a search from "home" may move the camera (x, y, z metres).
+const HOME_SLACK: [f64; 3] = [3.0, 3.0, 2.0];
 
 fn calibration_of(camera: &BroadcastCamera) -> Option<Calibration> {
     Calibration::from_image_from_pitch(camera.image_from_pitch().ok()?).ok()
@@ -193,13 +206,38 @@ impl CameraTracker {
             manual_check: None,
             pending: None,
             offered: None,
+            run: 0,
+            home: None,
+        }
+    }
+
+    /// The video's main camera position once [`TrackerSettings::home_after_frames`] frames of
+    /// one camera were followed; `None` before.
+    #[must_use]
+    pub fn home(&self) -> Option<[f64; 3]> {
+        self.home
+            .filter(|&(_, run)| {
+                self.settings.home_after_frames > 0 && run >= self.settings.home_after_frames
+            })
+            .map(|(p, _)| p)
+    }
+
+    /// The search settings: from home only once there is one.
+    fn init_config(&self) -> InitConfig {
+        match self.home() {
+            Some(p) => InitConfig {
+                positions: vec![p],
+                position_slack: HOME_SLACK,
+                ..self.settings.init.clone()
+            },
+            None => self.settings.init.clone(),
         }
     }
 
     /// What [`initialise`] needs besides the frame (with [`TrackerSettings::deferred_init`]).
     #[must_use]
-    pub fn init_inputs(&self) -> (&[LineSample], &[LineSample], &InitConfig) {
-        (&self.samples, &self.coarse, &self.settings.init)
+    pub fn init_inputs(&self) -> (&[LineSample], &[LineSample], InitConfig) {
+        (&self.samples, &self.coarse, self.init_config())
     }
 
     /// The result of the initialisation [`CameraStep::init_request`] asked for on `frame`; it is
@@ -220,6 +258,15 @@ impl CameraTracker {
         let (cut, _) = self.cuts.update(img);
         let motion = self.motion.update(img, boxes);
         let mut step = self.step(img, boxes, motion.as_ref(), cut);
+        match (&self.state, &step.estimate) {
+            (State::Tracking { camera, .. }, Some(_)) => {
+                self.run += 1;
+                if self.home.is_none_or(|(_, longest)| self.run >= longest) {
+                    self.home = Some((camera.position, self.run));
+                }
+            }
+            _ => self.run = 0,
+        }
         step.motion = motion
             .filter(|m| !cut && reliable(m))
             .and_then(|m| Homography::from_matrix(m.h).ok());
@@ -496,7 +543,7 @@ impl CameraTracker {
             };
             return waiting(why, cut, Some(n));
         }
-        match initialise(img, boxes, &self.samples, &self.coarse, &self.settings.init) {
+        match initialise(img, boxes, &self.samples, &self.coarse, &self.init_config()) {
             Ok(fit) => {
                 let Some(calibration) = calibration_of(&fit.camera) else {
                     return CameraStep {

@@ -377,3 +377,34 @@ fn a_deferred_initialisation_from_before_a_cut_is_dropped() {
     // and a search of the new shot is asked for at once
     assert_eq!(after.init_request, Some(2));
 }
+
+#[test]
+fn a_camera_followed_long_enough_becomes_home_and_searches_start_there() {
+    let cams = path(8);
+    let seed = Calibration::from_image_from_pitch(cams[0].image_from_pitch().unwrap()).unwrap();
+    let settings = TrackerSettings {
+        home_after_frames: 5,
+        ..TrackerSettings::default()
+    };
+    let mut t = CameraTracker::new(settings, Some(&seed));
+    let default_positions = t.init_inputs().2.positions.len();
+    assert!(default_positions > 1, "the main-camera stands");
+    for (i, c) in cams.iter().enumerate() {
+        t.update(
+            &RgbImage::new(&render(c, Look::default()), W, H).unwrap(),
+            &[],
+        );
+        if i < 4 {
+            assert_eq!(t.home(), None, "frame {i}: not followed long enough yet");
+        }
+    }
+    let home = t.home().expect("followed 8 frames");
+    let truth = cams[7].position;
+    assert!(
+        (0..3).all(|k| (home[k] - truth[k]).abs() < 1.0),
+        "home {home:?} vs the camera at {truth:?}"
+    );
+    let (_, _, cfg) = t.init_inputs();
+    assert_eq!(cfg.positions, vec![home]);
+    assert!(cfg.position_slack.iter().all(|s| *s <= 3.0));
+}
