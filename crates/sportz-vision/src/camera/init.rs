@@ -96,6 +96,10 @@ pub enum InitFailure {
         /// The best camera tried (refused), for diagnostics.
         best: Option<Box<BroadcastCamera>>,
     },
+    /// A camera fits, but it is not where this video's main camera stands (the tracker's
+    /// "home"): another shot, whose lines a main-camera alias happened to fit.
+    #[error("{0}")]
+    NotMain(String),
 }
 
 /// A coarse candidate: score, position, pan, tilt, field of view (degrees).

@@ -41,6 +41,10 @@ pub struct TrackerSettings {
     /// position within a few metres), so another shot (a behind-goal or 18-yard camera) gets no
     /// camera rather than a main-camera alias that fits its lines (0: never).
     pub home_after_frames: u32,
+    /// Lost for this many frames with a home, a search over every main-camera stand runs again
+    /// (the home position may be off: an initialisation on a narrow view trades position for
+    /// focal length); what it finds is kept only within [`HOME_RADIUS_M`] of home.
+    pub home_fallback_frames: u64,
 }
 
 impl Default for TrackerSettings {
@@ -56,6 +60,7 @@ impl Default for TrackerSettings {
             deferred_init: false,
             reposition_every: 25,
             home_after_frames: 125,
+            home_fallback_frames: 125,
         }
     }
 }
@@ -175,10 +180,14 @@ pub struct CameraTracker {
     run: u32,
     /// The position of the longest-followed camera so far and that run's length.
     home: Option<([f64; 3], u32)>,
+    /// The frame the current stretch without a camera began.
+    lost_since: Option<u64>,
 }
 
 /// How far a search from "home" may move the camera (x, y, z metres).
 const HOME_SLACK: [f64; 3] = [3.0, 3.0, 2.0];
+/// A camera found by the fallback search farther than this from home is another shot's alias.
+pub const HOME_RADIUS_M: f64 = 15.0;
 
 fn calibration_of(camera: &BroadcastCamera) -> Option<Calibration> {
     Calibration::from_image_from_pitch(camera.image_from_pitch().ok()?).ok()
@@ -208,6 +217,7 @@ impl CameraTracker {
             offered: None,
             run: 0,
             home: None,
+            lost_since: None,
         }
     }
 
@@ -222,9 +232,13 @@ impl CameraTracker {
             .map(|(p, _)| p)
     }
 
-    /// The search settings: from home only once there is one.
+    /// The search settings: from home only once there is one (for the first
+    /// `home_fallback_frames` of a stretch without a camera).
     fn init_config(&self) -> InitConfig {
-        match self.home() {
+        let fallback = self
+            .lost_since
+            .is_some_and(|s| self.frame.saturating_sub(s) > self.settings.home_fallback_frames);
+        match self.home().filter(|_| !fallback) {
             Some(p) => InitConfig {
                 positions: vec![p],
                 position_slack: HOME_SLACK,
@@ -232,6 +246,19 @@ impl CameraTracker {
             },
             None => self.settings.init.clone(),
         }
+    }
+
+    /// Why a found camera is not the main one: it stands farther than [`HOME_RADIUS_M`] from
+    /// home.
+    fn away_from_home(&self, camera: &BroadcastCamera) -> Option<String> {
+        let h = self.home()?;
+        let d = (0..3)
+            .map(|k| (camera.position[k] - h[k]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        (d > HOME_RADIUS_M).then(|| {
+            format!("the camera found stands {d:.0} m from the main camera: taken for another shot")
+        })
     }
 
     /// What [`initialise`] needs besides the frame (with [`TrackerSettings::deferred_init`]).
@@ -261,11 +288,15 @@ impl CameraTracker {
         match (&self.state, &step.estimate) {
             (State::Tracking { camera, .. }, Some(_)) => {
                 self.run += 1;
+                self.lost_since = None;
                 if self.home.is_none_or(|(_, longest)| self.run >= longest) {
                     self.home = Some((camera.position, self.run));
                 }
             }
-            _ => self.run = 0,
+            _ => {
+                self.run = 0;
+                self.lost_since = self.lost_since.or(Some(self.frame - 1));
+            }
         }
         step.motion = motion
             .filter(|m| !cut && reliable(m))
@@ -484,6 +515,13 @@ impl CameraTracker {
         let (frame, result) = self.offered.take()?;
         let pending = self.pending.take().filter(|p| p.frame == frame)?;
         match (result, pending.motion) {
+            (Ok(fit), _) if self.away_from_home(&fit.camera).is_some() => {
+                self.state = State::Lost {
+                    last_try: Some(frame),
+                    why: self.away_from_home(&fit.camera).unwrap_or_default(),
+                };
+                None
+            }
             (Ok(fit), Some(acc)) => {
                 let camera = if acc == IDENTITY {
                     fit.camera
@@ -543,7 +581,12 @@ impl CameraTracker {
             };
             return waiting(why, cut, Some(n));
         }
-        match initialise(img, boxes, &self.samples, &self.coarse, &self.init_config()) {
+        let found = initialise(img, boxes, &self.samples, &self.coarse, &self.init_config());
+        let found = found.and_then(|fit| match self.away_from_home(&fit.camera) {
+            Some(why) => Err(InitFailure::NotMain(why)),
+            None => Ok(fit),
+        });
+        match found {
             Ok(fit) => {
                 let Some(calibration) = calibration_of(&fit.camera) else {
                     return CameraStep {

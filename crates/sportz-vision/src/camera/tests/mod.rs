@@ -407,4 +407,16 @@ fn a_camera_followed_long_enough_becomes_home_and_searches_start_there() {
     let (_, _, cfg) = t.init_inputs();
     assert_eq!(cfg.positions, vec![home]);
     assert!(cfg.position_slack.iter().all(|s| *s <= 3.0));
+    // lost (a picture of plain grass) for longer than home_fallback_frames: every stand again
+    let grass: Vec<u8> = [40u8, 120, 40].repeat((W * H) as usize);
+    let fallback = TrackerSettings::default().home_fallback_frames;
+    for i in 0..=fallback + 1 {
+        let step = t.update(&RgbImage::new(&grass, W, H).unwrap(), &[]);
+        assert!(step.estimate.is_none(), "frame {i} of grass");
+        if i < fallback {
+            assert_eq!(t.init_inputs().2.positions, vec![home], "grass frame {i}");
+        }
+    }
+    assert_eq!(t.init_inputs().2.positions.len(), default_positions);
+    assert_eq!(t.home(), Some(home), "home stays");
 }
