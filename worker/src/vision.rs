@@ -356,15 +356,15 @@ impl VisionAnalyzer {
         boxes: Vec<sportz_vision::BBox>,
     ) -> std::sync::mpsc::Receiver<InitResult> {
         let (tx, rx) = std::sync::mpsc::channel();
-        let (fine, coarse, cfg) = self.camera.init_inputs();
+        let (fine, coarse, home, plan) = self.camera.init_inputs();
         let (fine, coarse) = (fine.to_vec(), coarse.to_vec());
         let (rgb, width, height) = (f.rgb.clone(), f.width, f.height);
         let spawned = std::thread::Builder::new()
             .name("sportz-camera-init".to_owned())
             .spawn(move || {
                 if let Ok(img) = RgbImage::new(&rgb, width, height) {
-                    let _ = tx.send(sportz_vision::camera::initialise(
-                        &img, &boxes, &fine, &coarse, &cfg,
+                    let _ = tx.send(sportz_vision::camera::search(
+                        &img, &boxes, &fine, &coarse, home, &plan,
                     ));
                 }
             });

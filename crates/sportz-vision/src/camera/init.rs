@@ -410,3 +410,53 @@ fn polish(
     c.roll = x[3].to_radians();
     c
 }
+
+/// One search of a plan: the settings, and how far from the video's main camera ("home") a
+/// camera it finds may stand (`None`: anywhere).
+#[derive(Debug, Clone)]
+pub struct SearchStep {
+    pub config: InitConfig,
+    pub max_from_home_m: Option<f64>,
+}
+
+/// Runs the steps of `plan` in order and returns the first camera found that stands within its
+/// step's distance of `home`; else the last step's failure ([`InitFailure::NotMain`] for a
+/// camera found too far away).
+///
+/// # Errors
+/// No step found an acceptable camera (an empty plan: [`InitFailure::NoLines`] with nothing).
+pub fn search(
+    img: &RgbImage<'_>,
+    boxes: &[BBox],
+    samples: &[LineSample],
+    coarse: &[LineSample],
+    home: Option<[f64; 3]>,
+    plan: &[SearchStep],
+) -> Result<LineFit, InitFailure> {
+    let mut last = InitFailure::NoLines {
+        found: 0,
+        needed: 0,
+    };
+    for step in plan {
+        match initialise(img, boxes, samples, coarse, &step.config) {
+            Ok(fit) => {
+                let away = home.map(|h| {
+                    (0..3)
+                        .map(|k| (fit.camera.position[k] - h[k]).powi(2))
+                        .sum::<f64>()
+                        .sqrt()
+                });
+                match (away, step.max_from_home_m) {
+                    (Some(d), Some(max)) if d > max => {
+                        last = InitFailure::NotMain(format!(
+                            "the camera found stands {d:.0} m from the main camera (at most {max:.0} m): taken for another shot"
+                        ));
+                    }
+                    _ => return Ok(fit),
+                }
+            }
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}

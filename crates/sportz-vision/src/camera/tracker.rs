@@ -8,7 +8,7 @@ use sportz_contract::CameraSource;
 
 use super::broadcast::BroadcastCamera;
 use super::cut::CutDetector;
-use super::init::{InitConfig, InitFailure, initialise};
+use super::init::{InitConfig, InitFailure, SearchStep, search};
 use super::model::{LineSample, samples};
 use super::motion::{MotionConfig, MotionTracker};
 use super::refine::{LineFit, RefineConfig, fit_to_lines, fit_to_points};
@@ -128,7 +128,7 @@ pub struct CameraStep {
     pub missing: Option<NoCamera>,
     /// Whether a cut was detected on this frame.
     pub cut: bool,
-    /// With [`TrackerSettings::deferred_init`]: run [`initialise`] on this frame (its number) and
+    /// With [`TrackerSettings::deferred_init`]: run [`search`] on this frame (its number) and
     /// hand the result to [`CameraTracker::offer_init`] when it is done.
     pub init_request: Option<u64>,
     /// The picture's motion from the previous frame to this one (previous pixels → these
@@ -184,10 +184,21 @@ pub struct CameraTracker {
     lost_since: Option<u64>,
 }
 
+/// [`CameraTracker::init_inputs`]: fine and coarse model samples, home, the searches to run.
+pub type SearchInputs<'a> = (
+    &'a [LineSample],
+    &'a [LineSample],
+    Option<[f64; 3]>,
+    Vec<SearchStep>,
+);
+
 /// How far a search from "home" may move the camera (x, y, z metres).
 const HOME_SLACK: [f64; 3] = [3.0, 3.0, 2.0];
 /// A camera found by the fallback search farther than this from home is another shot's alias.
 pub const HOME_RADIUS_M: f64 = 15.0;
+/// Before the fallback, a camera the search over every stand finds is kept only this close to
+/// home (an initialisation's position is a few metres off; aliases stood 10 m and more away).
+pub const NEAR_HOME_M: f64 = 5.0;
 
 fn calibration_of(camera: &BroadcastCamera) -> Option<Calibration> {
     Calibration::from_image_from_pitch(camera.image_from_pitch().ok()?).ok()
@@ -232,39 +243,47 @@ impl CameraTracker {
             .map(|(p, _)| p)
     }
 
-    /// The search settings: from home only once there is one (for the first
-    /// `home_fallback_frames` of a stretch without a camera).
-    fn init_config(&self) -> InitConfig {
+    /// The searches to run: every main-camera stand while there is no home; with one, first
+    /// from home only, then every stand keeping only a camera within [`NEAR_HOME_M`] of home;
+    /// after `home_fallback_frames` without a camera, every stand within [`HOME_RADIUS_M`].
+    fn init_plan(&self) -> Vec<SearchStep> {
+        let free = || self.settings.init.clone();
+        let Some(home) = self.home() else {
+            return vec![SearchStep {
+                config: free(),
+                max_from_home_m: None,
+            }];
+        };
         let fallback = self
             .lost_since
             .is_some_and(|s| self.frame.saturating_sub(s) > self.settings.home_fallback_frames);
-        match self.home().filter(|_| !fallback) {
-            Some(p) => InitConfig {
-                positions: vec![p],
-                position_slack: HOME_SLACK,
-                ..self.settings.init.clone()
-            },
-            None => self.settings.init.clone(),
+        if fallback {
+            return vec![SearchStep {
+                config: free(),
+                max_from_home_m: Some(HOME_RADIUS_M),
+            }];
         }
+        vec![
+            SearchStep {
+                config: InitConfig {
+                    positions: vec![home],
+                    position_slack: HOME_SLACK,
+                    ..free()
+                },
+                max_from_home_m: None,
+            },
+            SearchStep {
+                config: free(),
+                max_from_home_m: Some(NEAR_HOME_M),
+            },
+        ]
     }
 
-    /// Why a found camera is not the main one: it stands farther than [`HOME_RADIUS_M`] from
-    /// home.
-    fn away_from_home(&self, camera: &BroadcastCamera) -> Option<String> {
-        let h = self.home()?;
-        let d = (0..3)
-            .map(|k| (camera.position[k] - h[k]).powi(2))
-            .sum::<f64>()
-            .sqrt();
-        (d > HOME_RADIUS_M).then(|| {
-            format!("the camera found stands {d:.0} m from the main camera: taken for another shot")
-        })
-    }
-
-    /// What [`initialise`] needs besides the frame (with [`TrackerSettings::deferred_init`]).
+    /// What [`search`] needs besides the frame (with [`TrackerSettings::deferred_init`]): the
+    /// model samples (fine, coarse), home and the plan.
     #[must_use]
-    pub fn init_inputs(&self) -> (&[LineSample], &[LineSample], InitConfig) {
-        (&self.samples, &self.coarse, self.init_config())
+    pub fn init_inputs(&self) -> SearchInputs<'_> {
+        (&self.samples, &self.coarse, self.home(), self.init_plan())
     }
 
     /// The result of the initialisation [`CameraStep::init_request`] asked for on `frame`; it is
@@ -515,13 +534,6 @@ impl CameraTracker {
         let (frame, result) = self.offered.take()?;
         let pending = self.pending.take().filter(|p| p.frame == frame)?;
         match (result, pending.motion) {
-            (Ok(fit), _) if self.away_from_home(&fit.camera).is_some() => {
-                self.state = State::Lost {
-                    last_try: Some(frame),
-                    why: self.away_from_home(&fit.camera).unwrap_or_default(),
-                };
-                None
-            }
             (Ok(fit), Some(acc)) => {
                 let camera = if acc == IDENTITY {
                     fit.camera
@@ -581,12 +593,8 @@ impl CameraTracker {
             };
             return waiting(why, cut, Some(n));
         }
-        let found = initialise(img, boxes, &self.samples, &self.coarse, &self.init_config());
-        let found = found.and_then(|fit| match self.away_from_home(&fit.camera) {
-            Some(why) => Err(InitFailure::NotMain(why)),
-            None => Ok(fit),
-        });
-        match found {
+        let plan = self.init_plan();
+        match search(img, boxes, &self.samples, &self.coarse, self.home(), &plan) {
             Ok(fit) => {
                 let Some(calibration) = calibration_of(&fit.camera) else {
                     return CameraStep {

@@ -3,12 +3,12 @@
 mod render;
 
 use super::broadcast::BroadcastCamera;
-use super::init::{InitConfig, initialise};
+use super::init::{InitConfig, initialise, search};
 use super::lines::{LineTest, search_normal};
 use super::model::samples;
 use super::motion::MotionTracker;
 use super::refine::{RefineConfig, fit_to_lines};
-use super::tracker::{CameraTracker, TrackerSettings};
+use super::tracker::{CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, TrackerSettings};
 use crate::pitch::{Calibration, Homography};
 use crate::rng::SplitMix64;
 use crate::{Point, RgbImage};
@@ -309,9 +309,9 @@ fn a_deferred_initialisation_is_brought_forward_to_the_frame_it_arrives_on() {
     assert_eq!(first.init_request, Some(0));
     assert!(first.estimate.is_none());
     // the search runs "elsewhere" on frame 0 while frames 1–3 go by without a camera
-    let (fine, coarse, cfg) = t.init_inputs();
-    let (fine, coarse, cfg) = (fine.to_vec(), coarse.to_vec(), cfg.clone());
-    let found = initialise(&image(0), &[], &fine, &coarse, &cfg);
+    let (fine, coarse, home, plan) = t.init_inputs();
+    let (fine, coarse) = (fine.to_vec(), coarse.to_vec());
+    let found = search(&image(0), &[], &fine, &coarse, home, &plan);
     for i in 1..4 {
         let step = t.update(&image(i), &[]);
         assert!(
@@ -360,9 +360,9 @@ fn a_deferred_initialisation_from_before_a_cut_is_dropped() {
     );
     let ima = RgbImage::new(&ia, W, H).unwrap();
     assert_eq!(t.update(&ima, &[]).init_request, Some(0));
-    let (fine, coarse, cfg) = t.init_inputs();
-    let (fine, coarse, cfg) = (fine.to_vec(), coarse.to_vec(), cfg.clone());
-    let found = initialise(&ima, &[], &fine, &coarse, &cfg);
+    let (fine, coarse, home, plan) = t.init_inputs();
+    let (fine, coarse) = (fine.to_vec(), coarse.to_vec());
+    let found = search(&ima, &[], &fine, &coarse, home, &plan);
     assert!(found.is_ok());
     // the cut comes before the result (seen by the colours or, here, by the motion no longer
     // following): the old shot's camera must not be used on the new one
@@ -387,8 +387,10 @@ fn a_camera_followed_long_enough_becomes_home_and_searches_start_there() {
         ..TrackerSettings::default()
     };
     let mut t = CameraTracker::new(settings, Some(&seed));
-    let default_positions = t.init_inputs().2.positions.len();
+    let plan = |t: &CameraTracker| t.init_inputs().3;
+    let default_positions = plan(&t)[0].config.positions.len();
     assert!(default_positions > 1, "the main-camera stands");
+    assert_eq!(plan(&t).len(), 1, "no home: one search");
     for (i, c) in cams.iter().enumerate() {
         t.update(
             &RgbImage::new(&render(c, Look::default()), W, H).unwrap(),
@@ -404,9 +406,23 @@ fn a_camera_followed_long_enough_becomes_home_and_searches_start_there() {
         (0..3).all(|k| (home[k] - truth[k]).abs() < 1.0),
         "home {home:?} vs the camera at {truth:?}"
     );
-    let (_, _, cfg) = t.init_inputs();
-    assert_eq!(cfg.positions, vec![home]);
-    assert!(cfg.position_slack.iter().all(|s| *s <= 3.0));
+    let steps = plan(&t);
+    assert_eq!(steps.len(), 2, "from home, then every stand near home");
+    assert_eq!(steps[0].config.positions, vec![home]);
+    assert_eq!(steps[0].max_from_home_m, None);
+    let free = TrackerSettings::default().init.position_slack;
+    assert!(
+        steps[0]
+            .config
+            .position_slack
+            .iter()
+            .zip(free)
+            .all(|(a, b)| *a < b),
+        "a narrower box around home: {:?}",
+        steps[0].config.position_slack
+    );
+    assert_eq!(steps[1].config.positions.len(), default_positions);
+    assert_eq!(steps[1].max_from_home_m, Some(NEAR_HOME_M));
     // lost (a picture of plain grass) for longer than home_fallback_frames: every stand again
     let grass: Vec<u8> = [40u8, 120, 40].repeat((W * H) as usize);
     let fallback = TrackerSettings::default().home_fallback_frames;
@@ -414,9 +430,12 @@ fn a_camera_followed_long_enough_becomes_home_and_searches_start_there() {
         let step = t.update(&RgbImage::new(&grass, W, H).unwrap(), &[]);
         assert!(step.estimate.is_none(), "frame {i} of grass");
         if i < fallback {
-            assert_eq!(t.init_inputs().2.positions, vec![home], "grass frame {i}");
+            assert_eq!(plan(&t)[0].config.positions, vec![home], "grass frame {i}");
         }
     }
-    assert_eq!(t.init_inputs().2.positions.len(), default_positions);
+    let steps = plan(&t);
+    assert_eq!(steps.len(), 1);
+    assert_eq!(steps[0].config.positions.len(), default_positions);
+    assert_eq!(steps[0].max_from_home_m, Some(HOME_RADIUS_M));
     assert_eq!(t.home(), Some(home), "home stays");
 }
