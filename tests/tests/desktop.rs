@@ -82,13 +82,14 @@ fn check(img: &RgbaImage) -> Result<String, String> {
     }
     // the overlay window: 800×450 at x = 1110, its radar at the bottom right
     let (ox, ow, oh) = (1110u32, 800u32, 450u32);
-    let (mut pitch, mut home, mut away) = (0, 0, 0);
+    let mut pitch = 0;
+    let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
     for y in oh / 2..oh {
         for x in ox + ow / 2..ox + ow {
-            let p = img.pixel(x, y);
-            pitch += usize::from(near(p, [38, 120, 60], 3));
-            home += usize::from(near(p, [230, 57, 70], 10));
-            away += usize::from(near(p, [58, 134, 255], 10));
+            if near(img.pixel(x, y), [38, 120, 60], 3) {
+                pitch += 1;
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            }
         }
     }
     if pitch < 5_000 {
@@ -96,13 +97,24 @@ fn check(img: &RgbaImage) -> Result<String, String> {
             "no radar in the overlay window yet ({pitch} pitch pixels)"
         ));
     }
-    if home + away < 60 {
+    // player dots inside the radar, in whatever kit colours the match learnt (the fixed
+    // palette before): coloured pixels that are neither the pitch's green nor its white lines
+    let mut dots = 0;
+    for y in y0..=y1 {
+        for x in x0..=x1 {
+            let [r, g, b, _] = img.pixel(x, y);
+            let (r, g, b) = (u16::from(r), u16::from(g), u16::from(b));
+            let white = r > 180 && g > 180 && b > 180;
+            dots += usize::from(!white && g + 20 < r.max(b) && r.max(b) > 60);
+        }
+    }
+    if dots < 60 {
         return Err(format!(
-            "no players on the radar yet ({home} home, {away} away pixels)"
+            "no players on the radar yet ({dots} dot pixels in the radar {x0}..{x1} × {y0}..{y1})"
         ));
     }
     Ok(format!(
-        "UI colours {}, radar pitch px {pitch}, home px {home}, away px {away}",
+        "UI colours {}, radar pitch px {pitch}, player-dot px {dots}",
         colours.len()
     ))
 }
