@@ -46,6 +46,13 @@ pub struct BallConfig {
     /// With a camera: candidates whose ground point is farther than this outside the pitch
     /// (metres) are ignored.
     pub pitch_margin_m: f64,
+    /// With a camera: for `spot_memory_secs` after the ball was seen at `fast_mps` or more, a
+    /// candidate within `spot_radius_m` of a painted spot (centre, penalty spots) is not a ball —
+    /// a ball kicked into the air is missed by the detector and the white spot is the next best
+    /// "ball" (a kick-off or a penalty, ball at rest on its spot, is unaffected).
+    pub spot_radius_m: f64,
+    pub spot_memory_secs: f64,
+    pub fast_mps: f64,
     /// Measurement noise, px.
     pub sigma_measure_px: f64,
     /// Acceleration noise, px/s².
@@ -69,6 +76,9 @@ impl Default for BallConfig {
             confirm_hits: 2,
             evidence_frames: 25,
             pitch_margin_m: 3.0,
+            spot_radius_m: 0.8,
+            spot_memory_secs: 3.0,
+            fast_mps: 8.0,
             sigma_measure_px: 2.0,
             sigma_accel_px_s2: 3000.0,
             sigma_initial_speed_px_s: 600.0,
@@ -137,7 +147,25 @@ pub struct BallTracker {
     last_t: Option<f64>,
     next_id: u64,
     trail: VecDeque<TrailSample>,
+    /// When the ball was last seen moving at `fast_mps` or more.
+    last_fast: Option<f64>,
 }
+
+/// The painted spots a white speck on the pitch is most often mistaken for the ball at.
+const SPOTS: [(&str, Point); 3] = [
+    (
+        "centre",
+        Point::new(crate::pitch::LENGTH_M / 2.0, crate::pitch::WIDTH_M / 2.0),
+    ),
+    (
+        "left penalty",
+        Point::new(11.0, crate::pitch::WIDTH_M / 2.0),
+    ),
+    (
+        "right penalty",
+        Point::new(crate::pitch::LENGTH_M - 11.0, crate::pitch::WIDTH_M / 2.0),
+    ),
+];
 
 impl BallTracker {
     #[must_use]
@@ -148,6 +176,7 @@ impl BallTracker {
             last_t: None,
             next_id: 1,
             trail: VecDeque::with_capacity(cfg.trail_len),
+            last_fast: None,
         }
     }
 
@@ -200,6 +229,21 @@ impl BallTracker {
                     .is_some_and(|p| crate::pitch::is_inside(p, cfg.pitch_margin_m))
             })
         };
+        let in_flight = self
+            .last_fast
+            .is_some_and(|t0| t_secs - t0 <= cfg.spot_memory_secs);
+        let on_a_spot = |d: &Detection| {
+            in_flight
+                && calibration.is_some_and(|c| {
+                    let (x, y) = d.bbox.foot();
+                    c.to_pitch(Point::new(f64::from(x), f64::from(y)))
+                        .is_some_and(|p| {
+                            SPOTS
+                                .iter()
+                                .any(|(_, s)| p.distance(s) <= cfg.spot_radius_m)
+                        })
+                })
+        };
         let usable: Vec<&Detection> = candidates
             .iter()
             .filter(|d| {
@@ -207,6 +251,7 @@ impl BallTracker {
                     && d.bbox.is_valid()
                     && d.confidence.is_finite()
                     && on_pitch(d)
+                    && !on_a_spot(d)
             })
             .collect();
         let strongest = usable
@@ -337,6 +382,9 @@ impl BallTracker {
             speed_mps: velocity_mps.map(|(x, y)| x.hypot(y)),
             predicted,
         };
+        if state.speed_mps.is_some_and(|v| v >= self.cfg.fast_mps) && !predicted {
+            self.last_fast = Some(t);
+        }
         if a.hits < self.cfg.confirm_hits {
             // not confirmed yet: nothing published, nothing in the trail
             return BallStep {

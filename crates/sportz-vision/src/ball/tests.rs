@@ -304,3 +304,44 @@ fn trail_keeps_thirty_points_with_times_and_pitch() {
             .all(|(a, b)| a.t < b.t)
     );
 }
+
+#[test]
+fn a_painted_spot_is_not_the_ball_just_after_a_kick() {
+    let cal = tenth_metre_per_pixel();
+    // the right penalty spot (94, 34) m is at (940, 340) px: a ball box whose foot sits there
+    let spot = || ball_at(940.0, 336.0, 0.9);
+    let mut t = BallTracker::new(BallConfig::default());
+    // a shot at 20 m/s (200 px/s) for a second, then the ball is lost in the air
+    for i in 0..25 {
+        t.update(
+            f64::from(i) * DT,
+            &[ball_at(600.0 + 200.0 * f64::from(i) * DT, 300.0, 0.8)],
+            Some(&cal),
+        );
+    }
+    for i in 25..60 {
+        let step = t.update(f64::from(i) * DT, &[spot()], Some(&cal));
+        assert!(
+            step.ball.is_none_or(|b| b.predicted),
+            "frame {i}: {:?}",
+            step.ball
+        );
+    }
+    // seconds later (a penalty, the ball placed on the spot) it is a ball again
+    for i in 200..203 {
+        t.update(f64::from(i) * DT, &[spot()], Some(&cal));
+    }
+    assert!(
+        t.update(203.0 * DT, &[spot()], Some(&cal))
+            .ball
+            .is_some_and(|b| !b.predicted)
+    );
+    // a kick-off: the ball at rest on the centre spot from the start
+    let mut t = BallTracker::new(BallConfig::default());
+    t.update(0.0, &[ball_at(525.0, 336.0, 0.9)], Some(&cal));
+    assert!(
+        t.update(DT, &[ball_at(525.0, 336.0, 0.9)], Some(&cal))
+            .ball
+            .is_some()
+    );
+}
