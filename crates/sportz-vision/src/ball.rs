@@ -151,19 +151,14 @@ pub struct BallTracker {
     last_fast: Option<f64>,
 }
 
-/// The painted spots a white speck on the pitch is most often mistaken for the ball at.
-const SPOTS: [(&str, Point); 3] = [
-    (
-        "centre",
-        Point::new(crate::pitch::LENGTH_M / 2.0, crate::pitch::WIDTH_M / 2.0),
-    ),
-    (
-        "left penalty",
-        Point::new(11.0, crate::pitch::WIDTH_M / 2.0),
-    ),
-    (
-        "right penalty",
-        Point::new(crate::pitch::LENGTH_M - 11.0, crate::pitch::WIDTH_M / 2.0),
+/// The painted spots (centre, penalty spots) a white speck on the pitch is most often taken
+/// for the ball at.
+const SPOTS: [Point; 3] = [
+    Point::new(crate::pitch::LENGTH_M / 2.0, crate::pitch::WIDTH_M / 2.0),
+    Point::new(crate::pitch::SPOT_M, crate::pitch::WIDTH_M / 2.0),
+    Point::new(
+        crate::pitch::LENGTH_M - crate::pitch::SPOT_M,
+        crate::pitch::WIDTH_M / 2.0,
     ),
 ];
 
@@ -222,27 +217,18 @@ impl BallTracker {
         let dt = self.last_t.map_or(0.0, |last| (t_secs - last).max(0.0));
         self.last_t = Some(t_secs);
         let cfg = self.cfg;
-        let on_pitch = |d: &Detection| {
-            calibration.is_none_or(|c| {
-                let (x, y) = d.bbox.foot();
-                c.to_pitch(Point::new(f64::from(x), f64::from(y)))
-                    .is_some_and(|p| crate::pitch::is_inside(p, cfg.pitch_margin_m))
-            })
-        };
         let in_flight = self
             .last_fast
             .is_some_and(|t0| t_secs - t0 <= cfg.spot_memory_secs);
-        let on_a_spot = |d: &Detection| {
-            in_flight
-                && calibration.is_some_and(|c| {
-                    let (x, y) = d.bbox.foot();
-                    c.to_pitch(Point::new(f64::from(x), f64::from(y)))
-                        .is_some_and(|p| {
-                            SPOTS
-                                .iter()
-                                .any(|(_, s)| p.distance(s) <= cfg.spot_radius_m)
-                        })
+        // with a camera, where the candidate stands: off the pitch, or on a painted spot just
+        // after a kick, it is no ball
+        let plausible = |d: &Detection| {
+            calibration.is_none_or(|c| {
+                c.foot_to_pitch(&d.bbox).is_some_and(|p| {
+                    crate::pitch::is_inside(p, cfg.pitch_margin_m)
+                        && !(in_flight && SPOTS.iter().any(|s| p.distance(s) <= cfg.spot_radius_m))
                 })
+            })
         };
         let usable: Vec<&Detection> = candidates
             .iter()
@@ -250,8 +236,7 @@ impl BallTracker {
                 d.confidence >= cfg.min_confidence
                     && d.bbox.is_valid()
                     && d.confidence.is_finite()
-                    && on_pitch(d)
-                    && !on_a_spot(d)
+                    && plausible(d)
             })
             .collect();
         let strongest = usable
