@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use sportz_contract::MatchId;
 
 use crate::metrics::Metrics;
-use crate::queue::{ClientQueue, Pushed};
+use crate::queue::{ClientQueue, Pushed, Text};
 
 pub type ClientId = u64;
 
@@ -69,7 +69,7 @@ impl CentreHub {
     }
 
     /// Sends to every client of this instance.
-    pub fn broadcast_all(&self, msg: &Arc<str>, metrics: &Metrics) {
+    pub fn broadcast_all(&self, msg: &Text, metrics: &Metrics) {
         let targets: Vec<Arc<ClientQueue>> = self.lock().clients.values().cloned().collect();
         for q in targets {
             metrics.record_push("ws", q.push(msg.clone()));
@@ -77,7 +77,7 @@ impl CentreHub {
     }
 
     /// Sends to the subscribers of one match on this instance.
-    pub fn broadcast_room(&self, m: &MatchId, msg: &Arc<str>, metrics: &Metrics) {
+    pub fn broadcast_room(&self, m: &MatchId, msg: &Text, metrics: &Metrics) {
         let targets: Vec<Arc<ClientQueue>> = {
             let s = self.lock();
             s.rooms

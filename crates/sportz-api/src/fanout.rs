@@ -96,7 +96,7 @@ fn relay(state: &AppState, payload: &str) {
             return;
         }
     };
-    let text: Arc<str> = Arc::from(payload);
+    let text = crate::queue::Text::from(payload);
     if msg.is_global() {
         state.centre.broadcast_all(&text, &state.metrics);
     } else if let Some(m) = msg.room() {

@@ -111,7 +111,11 @@ impl Metrics {
     }
 
     pub fn sent(&self, endpoint: &str) {
-        self.messages_out.get_or_create(&ep(endpoint)).inc();
+        self.sent_n(endpoint, 1);
+    }
+
+    pub fn sent_n(&self, endpoint: &str, n: u64) {
+        self.messages_out.get_or_create(&ep(endpoint)).inc_by(n);
     }
 
     pub fn connected(&self, endpoint: &str, delta: i64) {

@@ -1,27 +1,35 @@
 //! A WebSocket client's outgoing queue. Frames are latest-wins (a slow client skips frames);
 //! everything else is reliable: when the reliable part overflows, the client is closed with
 //! [`CLOSE_TOO_SLOW`] so it reconnects and re-syncs from the snapshot — never dropped silently.
+//!
+//! Messages are [`Text`]: one serialisation per broadcast, shared by reference count across
+//! every socket it goes to (no copy per client). The writer takes everything queued at once
+//! ([`Next::Send`] carries a batch) so a busy socket gets one write for many messages.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::Notify;
 
 /// Close code for a client whose queue overflowed: reconnect and re-sync from the snapshot.
 pub const CLOSE_TOO_SLOW: u16 = 4008;
 
+/// A message as it goes out: cheap to clone (a reference count), sent without a copy.
+pub type Text = axum::extract::ws::Utf8Bytes;
+
 /// What the writer should do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Next {
-    Send(Arc<str>),
+    /// Everything queued, in order: reliable messages first, then the latest frame.
+    Send(Vec<Text>),
     /// Close with this code and reason (after everything queued before it was sent).
     Close(u16, String),
 }
 
 #[derive(Debug, Default)]
 struct State {
-    frame: Option<Arc<str>>,
-    reliable: VecDeque<Arc<str>>,
+    frame: Option<Text>,
+    reliable: VecDeque<Text>,
     close: Option<(u16, String)>,
 }
 
@@ -59,7 +67,7 @@ impl ClientQueue {
     }
 
     /// Queues a latest-wins frame.
-    pub fn push_frame(&self, msg: Arc<str>) -> Pushed {
+    pub fn push_frame(&self, msg: Text) -> Pushed {
         let out = {
             let mut s = self.lock();
             if s.close.is_some() {
@@ -76,7 +84,7 @@ impl ClientQueue {
     }
 
     /// Queues a message that must not be lost.
-    pub fn push(&self, msg: Arc<str>) -> Pushed {
+    pub fn push(&self, msg: Text) -> Pushed {
         let out = {
             let mut s = self.lock();
             if s.close.is_some() {
@@ -116,11 +124,10 @@ impl ClientQueue {
             let notified = self.notify.notified();
             {
                 let mut s = self.lock();
-                if let Some(m) = s.reliable.pop_front() {
-                    return Next::Send(m);
-                }
-                if let Some(f) = s.frame.take() {
-                    return Next::Send(f);
+                if !s.reliable.is_empty() || s.frame.is_some() {
+                    let mut batch: Vec<Text> = s.reliable.drain(..).collect();
+                    batch.extend(s.frame.take());
+                    return Next::Send(batch);
                 }
                 if let Some((code, reason)) = s.close.clone() {
                     return Next::Close(code, reason);
@@ -135,8 +142,8 @@ impl ClientQueue {
 mod tests {
     use super::*;
 
-    fn m(s: &str) -> Arc<str> {
-        Arc::from(s)
+    fn m(s: &str) -> Text {
+        Text::from(s)
     }
 
     #[tokio::test]
@@ -145,8 +152,10 @@ mod tests {
         assert_eq!(q.push_frame(m("f1")), Pushed::Queued);
         assert_eq!(q.push_frame(m("f2")), Pushed::ReplacedFrame);
         assert_eq!(q.push(m("e1")), Pushed::Queued);
-        assert_eq!(q.next().await, Next::Send(m("e1")));
-        assert_eq!(q.next().await, Next::Send(m("f2")));
+        assert_eq!(q.push(m("e2")), Pushed::Queued);
+        assert_eq!(q.next().await, Next::Send(vec![m("e1"), m("e2"), m("f2")]));
+        assert_eq!(q.push_frame(m("f3")), Pushed::Queued);
+        assert_eq!(q.next().await, Next::Send(vec![m("f3")]));
     }
 
     #[tokio::test]
@@ -170,7 +179,7 @@ mod tests {
         let q = ClientQueue::new(8);
         q.push(m("error"));
         q.close(1011, "bus unavailable");
-        assert_eq!(q.next().await, Next::Send(m("error")));
+        assert_eq!(q.next().await, Next::Send(vec![m("error")]));
         assert_eq!(q.next().await, Next::Close(1011, "bus unavailable".into()));
     }
 }

@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use crate::centre::ClientId;
 use crate::error::ApiResult;
 use crate::metrics::Metrics;
-use crate::queue::ClientQueue;
+use crate::queue::{ClientQueue, Text};
 
 /// Close code when the bus is unavailable.
 pub const CLOSE_BUS_UNAVAILABLE: u16 = 1011;
@@ -84,7 +84,7 @@ impl MatchRelays {
                 match item {
                     MatchFeed::Message(env) => {
                         let frame = env.message_type() == MessageType::Frame;
-                        let text: Arc<str> = Arc::from(env.to_json());
+                        let text = Text::from(env.to_json());
                         for q in targets {
                             let pushed = if frame {
                                 q.push_frame(text.clone())
@@ -107,7 +107,7 @@ impl MatchRelays {
                         }
                     }
                     MatchFeed::Disconnected(why) => {
-                        let msg: Arc<str> = Arc::from(bus_error_message(m, &why));
+                        let msg = Text::from(bus_error_message(m, &why));
                         for q in targets {
                             q.push(msg.clone());
                             q.close(CLOSE_BUS_UNAVAILABLE, "bus unavailable");

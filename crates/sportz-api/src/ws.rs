@@ -24,6 +24,7 @@ use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::SinkExt;
 use serde::Deserialize;
 use sportz_bus::BusError;
 use sportz_contract::match_centre::{ClientMessage, ServerMessage};
@@ -116,13 +117,17 @@ fn auth_close(e: &ApiError) -> (u16, String) {
     }
 }
 
+/// Outgoing bytes collected before a write to the socket (a flush always writes what is left).
+/// tungstenite's default is 128 KiB; the buffer is allocated only once a socket has sent.
+const WRITE_BUFFER: usize = 8 * 1024;
+
 /// Size limits and buffers: clients send little, so an 8 KiB read buffer (tungstenite's default
-/// is 128 KiB per connection) and eager writes keep memory per connection low.
+/// is 128 KiB per connection) and a small write buffer keep memory per connection low.
 fn tune(ws: WebSocketUpgrade, max: usize) -> WebSocketUpgrade {
     ws.max_message_size(max)
         .max_frame_size(max)
         .read_buffer_size(8 * 1024)
-        .write_buffer_size(0)
+        .write_buffer_size(WRITE_BUFFER)
 }
 
 async fn close(mut socket: WebSocket, code: u16, reason: &str) {
@@ -133,6 +138,18 @@ async fn close(mut socket: WebSocket, code: u16, reason: &str) {
             reason: reason.into(),
         })))
         .await;
+}
+
+/// Writes a batch with one flush: the messages collect in the socket's write buffer
+/// ([`WRITE_BUFFER`]) and go out in as few writes as that allows.
+async fn send_batch(
+    socket: &mut WebSocket,
+    batch: Vec<crate::queue::Text>,
+) -> Result<(), axum::Error> {
+    for text in batch {
+        socket.feed(Message::Text(text)).await?;
+    }
+    socket.flush().await
 }
 
 /// Sends queued messages, answers pings, runs the ghost timer and reacts to shutdown.
@@ -150,19 +167,16 @@ async fn pump(
     loop {
         tokio::select! {
             next = q.next() => match next {
-                Next::Send(text) => {
+                Next::Send(batch) => {
                     // a client that stops reading blocks this send once its TCP buffers are
                     // full: give up after one ping interval (its queue has overflowed by then)
-                    let sent = tokio::time::timeout(
-                        st.config.ping_interval,
-                        socket.send(Message::Text(text.as_ref().into())),
-                    )
-                    .await;
+                    let n = batch.len();
+                    let sent = tokio::time::timeout(st.config.ping_interval, send_batch(&mut socket, batch)).await;
                     if !matches!(sent, Ok(Ok(()))) {
                         tracing::debug!(endpoint, "terminating a socket that stopped reading");
                         return;
                     }
-                    st.metrics.sent(endpoint);
+                    st.metrics.sent_n(endpoint, n as u64);
                 }
                 Next::Close(code, reason) => return close(socket, code, &reason).await,
             },
@@ -217,7 +231,7 @@ pub async fn centre(
         let queue = Arc::new(ClientQueue::new(st.config.client_queue));
         st.centre.register(id, queue.clone());
         st.metrics.connected("ws", 1);
-        queue.push(Arc::from(ServerMessage::Welcome.to_json()));
+        queue.push(ServerMessage::Welcome.to_json().into());
         let (st2, q2) = (st.clone(), queue.clone());
         pump(socket, st.clone(), queue, "ws", move |text| {
             let reply = match ClientMessage::from_json(text) {
@@ -233,7 +247,7 @@ pub async fn centre(
                     message: e.to_string(),
                 },
             };
-            q2.push(Arc::from(reply.to_json()));
+            q2.push(reply.to_json().into());
         })
         .await;
         st.centre.unregister(id);
