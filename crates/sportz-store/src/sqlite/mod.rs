@@ -5,6 +5,11 @@
 //! connections, which WAL lets run beside the writer. Async callers send a closure and await a
 //! oneshot reply, so the runtime never blocks on disk.
 //!
+//! Group commit: the writer takes every write waiting in its queue (up to [`MAX_GROUP`]) and
+//! runs them in one transaction, each inside its own savepoint — a write that fails is rolled
+//! back alone, the others commit together — so concurrent writers share one fsync instead of
+//! queueing behind one each. Every caller still gets its answer only after the commit.
+//!
 //! Durability: `synchronous=FULL` by default, so a commit is on disk before the call returns and
 //! survives a power cut as well as a killed process. `NORMAL` (WAL's usual setting) also survives
 //! a killed process — the WAL is in the OS cache — but may lose the last commits on power loss;
@@ -73,11 +78,31 @@ impl Default for SqliteOptions {
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 
+/// What a write's body leaves to do once its group's commit is known: answer the caller.
+type Finish = Box<dyn FnOnce(Result<()>) + Send>;
+
+/// A write's body, run inside the group's transaction (within its own savepoint); `None` when
+/// the group's transaction could not be had, so the body is not run and the write fails.
+type WriteJob = Box<dyn FnOnce(Option<&Transaction<'_>>) -> Finish + Send>;
+
+/// The most writes one commit carries.
+pub const MAX_GROUP: usize = 64;
+
+/// What the writer thread is asked to do.
+enum WriterJob {
+    /// Anything on the read-write connection (reads of an in-memory database).
+    Run(Job),
+    /// A write, committed with whatever other writes are waiting.
+    Write(WriteJob),
+}
+
 /// The SQLite store. Cheap to share behind an `Arc`; dropping it ends its threads.
 #[derive(Debug)]
 pub struct SqliteStore {
     path: PathBuf,
-    writer: mpsc::Sender<Job>,
+    writer: mpsc::Sender<WriterJob>,
+    /// Write transactions committed (one per group), for [`SqliteStore::commits`].
+    commits: Arc<std::sync::atomic::AtomicU64>,
     /// `None` for an in-memory database (reads go to the writer).
     readers: Option<mpsc::Sender<Job>>,
 }
@@ -225,6 +250,114 @@ fn spawn_thread(
         .map_err(|e| StoreError::Unavailable(format!("cannot start a sqlite thread: {e}")))
 }
 
+/// The writer thread: runs jobs in order, committing consecutive writes in groups.
+fn spawn_writer(
+    conn: Connection,
+    jobs: mpsc::Receiver<WriterJob>,
+    commits: Arc<std::sync::atomic::AtomicU64>,
+) -> Result<()> {
+    std::thread::Builder::new()
+        .name("sportz-sqlite-writer".into())
+        .spawn(move || {
+            let mut conn = conn;
+            let mut next = None;
+            loop {
+                let job = match next.take() {
+                    Some(j) => j,
+                    None => match jobs.recv() {
+                        Ok(j) => j,
+                        Err(_) => return, // the store was dropped
+                    },
+                };
+                match job {
+                    WriterJob::Run(job) => job(&mut conn),
+                    WriterJob::Write(first) => {
+                        let mut group = vec![first];
+                        while group.len() < MAX_GROUP {
+                            match jobs.try_recv() {
+                                Ok(WriterJob::Write(w)) => group.push(w),
+                                Ok(other) => {
+                                    next = Some(other); // runs after this group, in order
+                                    break;
+                                }
+                                Err(_) => break,
+                            }
+                        }
+                        commit_group(&mut conn, group);
+                        commits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            }
+        })
+        .map(|_| ())
+        .map_err(|e| StoreError::Unavailable(format!("cannot start a sqlite thread: {e}")))
+}
+
+/// One transaction for the group, a savepoint per write, one commit; every write learns the
+/// commit's outcome. A write whose failure took the whole transaction with it (SQLite rolls back
+/// by itself on a full disk or an I/O error) fails the rest of the group too.
+fn commit_group(conn: &mut Connection, group: Vec<WriteJob>) {
+    let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+        Ok(tx) => tx,
+        Err(e) => {
+            let err = classify("begin a write", e);
+            for job in group {
+                job(None)(Err(err.clone()));
+            }
+            return;
+        }
+    };
+    let mut finishers = Vec::with_capacity(group.len());
+    let lost = || {
+        StoreError::Unavailable(
+            "sqlite rolled the write back (disk full or I/O error); nothing of it was kept"
+                .to_owned(),
+        )
+    };
+    for job in group {
+        if tx.is_autocommit() {
+            // an earlier write's failure took the transaction with it
+            job(None)(Err(lost()));
+        } else {
+            finishers.push(job(Some(&tx)));
+        }
+    }
+    let outcome = if tx.is_autocommit() {
+        Err(lost())
+    } else {
+        tx.commit().map_err(sqlite_err("commit"))
+    };
+    for f in finishers {
+        f(outcome.clone());
+    }
+}
+
+/// Runs one write's body in a savepoint of the group's transaction: released when it succeeds,
+/// rolled back (alone) when it fails or panics.
+fn in_savepoint<R>(
+    tx: &Transaction<'_>,
+    context: &'static str,
+    f: impl FnOnce(&Transaction<'_>) -> Result<R>,
+) -> Result<R> {
+    tx.execute_batch("SAVEPOINT sportz_write")
+        .map_err(sqlite_err(context))?;
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(tx)))
+        .unwrap_or_else(|_| {
+            Err(StoreError::Internal(format!(
+                "{context}: a sqlite write panicked"
+            )))
+        })
+        .and_then(|v| {
+            tx.execute_batch("RELEASE sportz_write")
+                .map_err(sqlite_err(context))
+                .map(|()| v)
+        });
+    if r.is_err() && !tx.is_autocommit() {
+        let _ = tx.execute_batch("ROLLBACK TO sportz_write; RELEASE sportz_write");
+    }
+    r
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) the database file at `path` with the default options, and
     /// applies pending migrations. `:memory:` gives a private in-memory database (for tests;
@@ -262,12 +395,9 @@ impl SqliteStore {
             StoreError::Internal(format!("opening the sqlite database panicked: {e}"))
         })??;
 
-        let (writer, wrx) = mpsc::channel::<Job>();
-        spawn_thread(
-            "sportz-sqlite-writer".into(),
-            writer_conn,
-            Arc::new(Mutex::new(wrx)),
-        )?;
+        let (writer, wrx) = mpsc::channel::<WriterJob>();
+        let commits = Arc::default();
+        spawn_writer(writer_conn, wrx, Arc::clone(&commits))?;
         let readers = if reader_conns.is_empty() {
             None
         } else {
@@ -281,8 +411,16 @@ impl SqliteStore {
         Ok(Self {
             path,
             writer,
+            commits,
             readers,
         })
+    }
+
+    /// Write groups committed (or attempted) so far: fewer than the writes when concurrent
+    /// writes shared a commit.
+    #[must_use]
+    pub fn commits(&self) -> u64 {
+        self.commits.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The database file.
@@ -293,7 +431,6 @@ impl SqliteStore {
 
     async fn run<R: Send + 'static>(
         &self,
-        write: bool,
         f: impl FnOnce(&mut Connection) -> Result<R> + Send + 'static,
     ) -> Result<R> {
         let (tx, rx) = tokio::sync::oneshot::channel();
@@ -302,13 +439,11 @@ impl SqliteStore {
                 .unwrap_or_else(|_| Err(StoreError::Internal("a sqlite call panicked".into())));
             let _ = tx.send(r);
         });
-        let queue = match &self.readers {
-            Some(readers) if !write => readers,
-            _ => &self.writer,
+        let sent = match &self.readers {
+            Some(readers) => readers.send(job).map_err(drop),
+            None => self.writer.send(WriterJob::Run(job)).map_err(drop),
         };
-        queue
-            .send(job)
-            .map_err(|_| StoreError::Unavailable("the sqlite threads have stopped".into()))?;
+        sent.map_err(|()| StoreError::Unavailable("the sqlite threads have stopped".into()))?;
         rx.await
             .map_err(|_| StoreError::Unavailable("the sqlite threads have stopped".into()))?
     }
@@ -317,24 +452,34 @@ impl SqliteStore {
         &self,
         f: impl FnOnce(&Connection) -> Result<R> + Send + 'static,
     ) -> Result<R> {
-        self.run(false, move |c| f(c)).await
+        self.run(move |c| f(c)).await
     }
 
-    /// Runs `f` in an immediate (write-locking) transaction and commits when it succeeds.
+    /// Runs `f` in the writer's next group transaction (its own savepoint) and answers once
+    /// that group has committed.
     async fn write<R: Send + 'static>(
         &self,
         context: &'static str,
         f: impl FnOnce(&Transaction<'_>) -> Result<R> + Send + 'static,
     ) -> Result<R> {
-        self.run(true, move |c| {
-            let tx = c
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(sqlite_err(context))?;
-            let r = f(&tx)?;
-            tx.commit().map_err(sqlite_err(context))?;
-            Ok(r)
-        })
-        .await
+        let (reply, rx) = tokio::sync::oneshot::channel();
+        let job: WriteJob = Box::new(move |tx| {
+            let body = tx.map(|tx| in_savepoint(tx, context, f));
+            Box::new(move |commit: Result<()>| {
+                let answer = match (body, commit) {
+                    (Some(Err(e)), _) => Err(e), // its own failure, rolled back alone
+                    (Some(Ok(v)), Ok(())) => Ok(v),
+                    (_, Err(e)) => Err(e),
+                    (None, Ok(())) => Err(StoreError::Internal(format!("{context}: not run"))),
+                };
+                let _ = reply.send(answer);
+            })
+        });
+        self.writer
+            .send(WriterJob::Write(job))
+            .map_err(|_| StoreError::Unavailable("the sqlite threads have stopped".into()))?;
+        rx.await
+            .map_err(|_| StoreError::Unavailable("the sqlite threads have stopped".into()))?
     }
 }
 
