@@ -136,6 +136,20 @@ impl Analyzer for Tapped {
         (self.sink)(&self.match_id, frame, &a);
         Ok(a)
     }
+
+    fn detect_stage(&mut self) -> Option<Box<dyn sportz_worker::DetectStage>> {
+        self.inner.detect_stage()
+    }
+
+    fn finish(
+        &mut self,
+        frame: &VideoFrame,
+        detected: sportz_worker::Detected,
+    ) -> Result<Analysis, AnalyzerError> {
+        let a = self.inner.finish(frame, detected)?;
+        (self.sink)(&self.match_id, frame, &a);
+        Ok(a)
+    }
 }
 
 impl AnalyzerFactory for TapFactory {

@@ -48,6 +48,47 @@ pub trait Analyzer: Send {
     /// What ends the session with `model_failed` (e.g. the model's output was not what its
     /// layout promised).
     fn analyze(&mut self, frame: &VideoFrame) -> Result<Analysis, AnalyzerError>;
+
+    /// Hands out the detection stage, to run on a thread of its own one frame ahead of the
+    /// rest (the worker then calls [`finish`](Self::finish), never `analyze`): inference of
+    /// frame k+1 overlaps camera, tracking and events of frame k. `None` (the default): the
+    /// analyser is one stage.
+    fn detect_stage(&mut self) -> Option<Box<dyn DetectStage>> {
+        None
+    }
+
+    /// The rest of [`analyze`](Self::analyze) after the stage [`detect_stage`](Self::detect_stage)
+    /// handed out.
+    ///
+    /// # Errors
+    /// As `analyze`; the default says the analyser has no separate detection stage.
+    fn finish(
+        &mut self,
+        frame: &VideoFrame,
+        detected: Detected,
+    ) -> Result<Analysis, AnalyzerError> {
+        let _ = (frame, detected);
+        Err(AnalyzerError::Other(
+            "this analyser has no separate detection stage".to_owned(),
+        ))
+    }
+}
+
+/// What a detection stage hands the rest of the analysis.
+#[derive(Debug, Clone)]
+pub struct Detected {
+    pub detections: sportz_vision::detect::Detections,
+    pub detect_ms: f64,
+    /// The torso colour of each of `detections.people()`, in that order (empty when the
+    /// session does not track players).
+    pub shirts: Vec<Option<sportz_vision::teams::Colour>>,
+}
+
+/// The detection half of a two-stage analyser ([`Analyzer::detect_stage`]).
+pub trait DetectStage: Send {
+    /// # Errors
+    /// The frame is malformed or the detector failed.
+    fn detect(&mut self, frame: &VideoFrame) -> Result<Detected, AnalyzerError>;
 }
 
 /// Makes an analyzer for each session.

@@ -27,7 +27,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 pub use analyzer::{
-    Analysis, Analyzer, AnalyzerError, AnalyzerFactory, PassThrough, PassThroughFactory,
+    Analysis, Analyzer, AnalyzerError, AnalyzerFactory, DetectStage, Detected, PassThrough,
+    PassThroughFactory,
 };
 pub use guard::SourcePolicy;
 pub use vision::{VisionAnalyzer, VisionAnalyzerFactory};

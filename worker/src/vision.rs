@@ -26,7 +26,7 @@ use sportz_vision::pitch::Calibration;
 use sportz_vision::teams::{TeamAssigner, TeamConfig, torso_colour};
 use sportz_vision::track::{ByteTracker, TrackerConfig};
 
-use crate::analyzer::{Analysis, Analyzer, AnalyzerError, AnalyzerFactory};
+use crate::analyzer::{Analysis, Analyzer, AnalyzerError, AnalyzerFactory, DetectStage, Detected};
 use crate::source::VideoFrame;
 
 /// A detector as the analyser uses it: an image in, detections and the ms it took out. The real
@@ -298,9 +298,42 @@ impl VisionSettings {
     }
 }
 
-/// Detector → trackers → teams → pitch → events → contract messages, for one session.
-pub struct VisionAnalyzer {
+/// The detection stage of a [`VisionAnalyzer`]: the model, and the shirt colours of the people
+/// it found (pure per-frame work, so it runs ahead with detection rather than in the tracking
+/// stage).
+struct VisionDetect {
     detector: Box<dyn Detect>,
+    decode: DecodeConfig,
+    shirts: bool,
+}
+
+impl DetectStage for VisionDetect {
+    fn detect(&mut self, f: &VideoFrame) -> Result<Detected, AnalyzerError> {
+        let image = RgbImage::new(&f.rgb, f.width, f.height).map_err(AnalyzerError::Frame)?;
+        let (detections, detect_ms) = self.detector.detect(&image, &self.decode)?;
+        let shirts = if self.shirts {
+            detections
+                .people()
+                .iter()
+                .map(|p| torso_colour(&image, &p.bbox))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Detected {
+            detections,
+            detect_ms,
+            shirts,
+        })
+    }
+}
+
+/// Detector → trackers → teams → pitch → events → contract messages, for one session. The
+/// detector is a stage of its own ([`Analyzer::detect_stage`]): the worker runs it one frame
+/// ahead on another thread.
+pub struct VisionAnalyzer {
+    /// `None` once handed out as the detection stage.
+    detect: Option<VisionDetect>,
     settings: VisionSettings,
     tracker: ByteTracker,
     ball: BallTracker,
@@ -330,7 +363,11 @@ impl VisionAnalyzer {
     #[must_use]
     pub fn new(detector: Box<dyn Detect>, match_id: &MatchId, settings: VisionSettings) -> Self {
         Self {
-            detector,
+            detect: Some(VisionDetect {
+                detector,
+                decode: settings.decode,
+                shirts: settings.tracking,
+            }),
             tracker: ByteTracker::new(settings.tracker),
             ball: BallTracker::new(settings.ball),
             teams: TeamAssigner::new(TeamConfig::default()),
@@ -444,8 +481,30 @@ impl VisionAnalyzer {
 
 impl Analyzer for VisionAnalyzer {
     fn analyze(&mut self, f: &VideoFrame) -> Result<Analysis, AnalyzerError> {
+        let detected = match self.detect.as_mut() {
+            Some(d) => d.detect(f)?,
+            None => {
+                return Err(AnalyzerError::Other(
+                    "the detector runs as a stage of its own: call finish".to_owned(),
+                ));
+            }
+        };
+        self.finish(f, detected)
+    }
+
+    fn detect_stage(&mut self) -> Option<Box<dyn DetectStage>> {
+        self.detect
+            .take()
+            .map(|d| Box::new(d) as Box<dyn DetectStage>)
+    }
+
+    fn finish(&mut self, f: &VideoFrame, detected: Detected) -> Result<Analysis, AnalyzerError> {
+        let Detected {
+            detections,
+            detect_ms,
+            shirts,
+        } = detected;
         let image = RgbImage::new(&f.rgb, f.width, f.height).map_err(AnalyzerError::Frame)?;
-        let (detections, detect_ms) = self.detector.detect(&image, &self.settings.decode)?;
         let people = detections.people();
         let boxes: Vec<_> = people.iter().map(|d| d.bbox).collect();
         if let Some((frame, rx)) = &self.init_job {
@@ -476,11 +535,8 @@ impl Analyzer for VisionAnalyzer {
 
         let colours: Vec<_>;
         let players: Vec<Detection> = if self.settings.tracking {
-            // shirt colours weigh in the association, then vote for the sides
-            let shirts: Vec<_> = people
-                .iter()
-                .map(|p| torso_colour(&image, &p.bbox))
-                .collect();
+            // shirt colours (from the detection stage) weigh in the association, then vote
+            // for the sides
             let (indices, mut tracked): (Vec<usize>, Vec<Detection>) = self
                 .tracker
                 .update_with_colours(&people, &shirts)

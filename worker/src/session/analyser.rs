@@ -2,6 +2,11 @@
 //! dedicated OS thread that runs the session's [`Analyzer`] on whatever frame is in the slot
 //! and sends the results to the publisher. Inference is blocking and CPU-bound, so it never
 //! runs on the async runtime.
+//!
+//! An analyser with a separate detection stage ([`Analyzer::detect_stage`]) runs on two
+//! threads: the detector takes frames from the slot and hands each, with its detections, to the
+//! analyser thread through a one-frame channel, so inference of the next frame overlaps the
+//! camera, tracking and events of this one; frames still leave in order.
 
 use std::sync::Arc;
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -9,7 +14,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use crate::analyzer::{Analysis, Analyzer, AnalyzerError};
+use crate::analyzer::{Analysis, Analyzer, AnalyzerError, DetectStage, Detected};
 use crate::source::VideoFrame;
 
 /// A single-frame slot between the session loop and the analyser thread.
@@ -69,6 +74,9 @@ pub(crate) fn spawn_analyser(
     slot: Arc<Slot>,
     tx: mpsc::Sender<Result<Analysed, AnalyzerError>>,
 ) {
+    if let Some(detector) = analyzer.detect_stage() {
+        return spawn_two_stages(detector, analyzer, slot, tx);
+    }
     let spawned = std::thread::Builder::new()
         .name("analyser".into())
         .spawn(move || {
@@ -77,6 +85,57 @@ pub(crate) fn spawn_analyser(
                     analysis,
                     read_instant: frame.read_instant,
                 });
+                let failed = out.is_err();
+                if tx.blocking_send(out).is_err() || failed {
+                    break;
+                }
+            }
+            slot.close();
+        });
+    if let Err(e) = spawned {
+        tracing::error!("cannot start the analyser thread: {e}");
+    }
+}
+
+type DetectedFrame = (VideoFrame, Result<Detected, AnalyzerError>);
+
+/// The detector thread (slot → detections) and the analyser thread (detections → analysis →
+/// publisher), joined by a one-frame channel. Either one stopping closes the slot.
+fn spawn_two_stages(
+    mut detector: Box<dyn DetectStage>,
+    mut analyzer: Box<dyn Analyzer>,
+    slot: Arc<Slot>,
+    tx: mpsc::Sender<Result<Analysed, AnalyzerError>>,
+) {
+    let (dtx, drx) = std::sync::mpsc::sync_channel::<DetectedFrame>(1);
+    let detector_slot = slot.clone();
+    let spawned = std::thread::Builder::new()
+        .name("detector".into())
+        .spawn(move || {
+            while let Some(frame) = detector_slot.take() {
+                let detected = detector.detect(&frame);
+                let failed = detected.is_err();
+                if dtx.send((frame, detected)).is_err() || failed {
+                    break;
+                }
+            }
+            detector_slot.close();
+        });
+    if let Err(e) = spawned {
+        tracing::error!("cannot start the detector thread: {e}");
+        slot.close();
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("analyser".into())
+        .spawn(move || {
+            for (frame, detected) in drx {
+                let out = detected
+                    .and_then(|d| analyzer.finish(&frame, d))
+                    .map(|analysis| Analysed {
+                        analysis,
+                        read_instant: frame.read_instant,
+                    });
                 let failed = out.is_err();
                 if tx.blocking_send(out).is_err() || failed {
                     break;
@@ -103,6 +162,107 @@ mod tests {
             height: 1,
             rgb: vec![0; 3],
         }
+    }
+
+    /// Detects on the detector thread, fails at frame `fail_at`; `finish` records the order and
+    /// the thread each half ran on.
+    struct TwoStage {
+        finished: Arc<Mutex<Finished>>,
+        fail_at: u64,
+    }
+
+    struct Stage1 {
+        fail_at: u64,
+    }
+
+    impl DetectStage for Stage1 {
+        fn detect(&mut self, f: &VideoFrame) -> Result<Detected, AnalyzerError> {
+            if f.frame_number == self.fail_at {
+                return Err(AnalyzerError::Other(format!(
+                    "frame {} failed",
+                    f.frame_number
+                )));
+            }
+            let thread = std::thread::current().name().unwrap_or("?").to_owned();
+            // the thread's name travels in detect_ms's place: only the test reads it
+            Ok(Detected {
+                detections: sportz_vision::detect::Detections::default(),
+                detect_ms: if thread == "detector" { 1.0 } else { 0.0 },
+                shirts: Vec::new(),
+            })
+        }
+    }
+
+    impl Analyzer for TwoStage {
+        fn analyze(&mut self, _: &VideoFrame) -> Result<Analysis, AnalyzerError> {
+            Err(AnalyzerError::Other("one-stage path taken".into()))
+        }
+        fn detect_stage(&mut self) -> Option<Box<dyn DetectStage>> {
+            Some(Box::new(Stage1 {
+                fail_at: self.fail_at,
+            }))
+        }
+        fn finish(&mut self, f: &VideoFrame, d: Detected) -> Result<Analysis, AnalyzerError> {
+            let detect_thread = if d.detect_ms == 1.0 { "detector" } else { "?" };
+            let me = std::thread::current().name().unwrap_or("?").to_owned();
+            self.finished
+                .lock()
+                .unwrap()
+                .push((f.frame_number, detect_thread.to_owned(), me));
+            crate::analyzer::PassThrough::default().analyze(f)
+        }
+    }
+
+    /// Frame, the thread its detection ran on, the thread its finish ran on.
+    type Finished = Vec<(u64, String, String)>;
+
+    fn run_two_stages(fail_at: u64) -> (Vec<Result<u64, String>>, Finished) {
+        let finished = Arc::new(Mutex::new(Vec::new()));
+        let analyser = TwoStage {
+            finished: finished.clone(),
+            fail_at,
+        };
+        let slot = Arc::new(Slot::default());
+        let (tx, mut rx) = mpsc::channel(64);
+        spawn_analyser(Box::new(analyser), slot.clone(), tx);
+        for n in 1..=20 {
+            slot.wait_empty(); // offline: every frame is analysed
+            slot.put(frame(n));
+        }
+        slot.wait_empty();
+        let mut out = Vec::new();
+        while let Some(r) = rx.blocking_recv() {
+            out.push(
+                r.map(|a| a.analysis.frame.frame_number)
+                    .map_err(|e| e.to_string()),
+            );
+            if out.len() == 20 || out.last().is_some_and(Result::is_err) {
+                break;
+            }
+        }
+        slot.close();
+        let f = finished.lock().unwrap().clone();
+        (out, f)
+    }
+
+    #[test]
+    fn two_stages_keep_the_order_and_run_on_their_own_threads() {
+        let (out, finished) = run_two_stages(u64::MAX);
+        assert_eq!(out, (1..=20).map(Ok).collect::<Vec<_>>());
+        assert!(
+            finished
+                .iter()
+                .all(|(_, d, a)| d == "detector" && a == "analyser"),
+            "{finished:?}"
+        );
+    }
+
+    #[test]
+    fn a_detection_failure_ends_the_stages_with_its_error() {
+        let (out, _) = run_two_stages(5);
+        assert_eq!(out.len(), 5, "{out:?}");
+        assert_eq!(out[..4], [Ok(1), Ok(2), Ok(3), Ok(4)]);
+        assert_eq!(out[4], Err("frame 5 failed".to_owned()));
     }
 
     #[test]
