@@ -25,8 +25,10 @@ pub struct DetectorOptions {
     pub providers: Vec<Provider>,
     /// The GPU index for CUDA, TensorRT and DirectML.
     pub device_id: i32,
-    /// Intra-op threads; `None`: the number of cores (one session per machine is the norm on a
-    /// CPU, where the worker's capacity is 1).
+    /// Intra-op threads; `None`: `SPORTZ_ORT_THREADS` when set, else one fewer than the cores
+    /// (at least 1): the decoder and the tracking stage, which run beside inference, keep a
+    /// core (`scripts/bench-pipeline`: 2 cores, 1 thread 7.2–7.3 s against 2 threads 7.7–8.0 s
+    /// for the same 500 frames).
     pub threads: Option<usize>,
     /// Thresholds of decoding (confidence, NMS IoU, maximum detections).
     pub decode: DecodeConfig,
@@ -35,6 +37,11 @@ pub struct DetectorOptions {
     pub sidecar_names: Option<PathBuf>,
     /// Records an ONNX Runtime profile, for [`Detector::providers_used`].
     pub profile: bool,
+    /// Whether ONNX Runtime's intra-op threads spin while waiting for work. Spinning shaves a
+    /// little latency off a lone `session.run` but burns the cores that decoding, the camera
+    /// and tracking need between runs, so it is off by default (`scripts/bench-pipeline` has the
+    /// figures); `SPORTZ_ORT_SPIN=1` turns it on.
+    pub spinning: bool,
 }
 
 impl Default for DetectorOptions {
@@ -46,6 +53,7 @@ impl Default for DetectorOptions {
             decode: DecodeConfig::default(),
             sidecar_names: None,
             profile: false,
+            spinning: std::env::var("SPORTZ_ORT_SPIN").is_ok_and(|v| v == "1"),
         }
     }
 }
@@ -63,9 +71,18 @@ impl DetectorOptions {
     /// The intra-op thread count these options give.
     #[must_use]
     pub fn intra_threads(&self) -> usize {
-        self.threads.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        })
+        self.threads
+            .or_else(|| {
+                std::env::var("SPORTZ_ORT_THREADS")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|&n: &usize| n > 0)
+            })
+            .unwrap_or_else(|| {
+                let cores =
+                    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+                (cores - 1).max(1)
+            })
     }
 }
 
@@ -467,6 +484,8 @@ fn open_session(
         .with_intra_threads(threads)
         .map_err(|e| e.to_string())?
         .with_inter_threads(1)
+        .map_err(|e| e.to_string())?
+        .with_intra_op_spinning(options.spinning)
         .map_err(|e| e.to_string())?
         .with_execution_providers([provider.dispatch(options.device_id)])
         .map_err(|e| e.to_string())?;
