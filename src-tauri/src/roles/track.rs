@@ -82,11 +82,17 @@ pub async fn run(args: &TrackArgs) -> anyhow::Result<()> {
         println!("wrote {n} annotated frames to {}", path.display());
     }
     println!(
-        "wrote {} frames and {} events to {} in {:.1} s",
+        "wrote {} frames and {} events to {} in {:.1} s{}",
         written.frames,
         written.events,
         args.out.display(),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        match total {
+            Some(t) if t != written.frames => {
+                format!(" (the container's duration suggested ≈{t} frames)")
+            }
+            _ => String::new(),
+        }
     );
     Ok(())
 }
@@ -214,16 +220,35 @@ impl Run {
     }
 }
 
-/// The progress line on stderr.
+/// The progress line on stderr. The total is the container's duration × fps, an estimate: an
+/// edit list or a damaged tail can leave fewer decodable frames, so it is shown as `≈N` and
+/// never as a count that must be reached; the ETA waits for a measured rate.
 fn progress(w: &Written, total: Option<u64>, started: Instant) {
-    let (frames, events) = (w.frames, w.events);
-    let rate = frames as f64 / started.elapsed().as_secs_f64().max(1e-9);
+    eprint!(
+        "\r{}",
+        progress_line(w.frames, w.events, total, started.elapsed().as_secs_f64())
+    );
+}
+
+fn progress_line(frames: u64, events: u64, total: Option<u64>, elapsed_s: f64) -> String {
+    let rate = if elapsed_s > 0.0 {
+        frames as f64 / elapsed_s
+    } else {
+        0.0
+    };
+    let eta = match total {
+        Some(t) if rate >= 0.05 && frames > 0 => {
+            format!("ETA {:.0} s", t.saturating_sub(frames) as f64 / rate)
+        }
+        Some(_) => "ETA –".to_owned(),
+        None => String::new(),
+    };
     match total {
-        Some(t) => eprint!(
-            "\rtracking {frames}/{t} frames  {rate:5.1} fps  ETA {:4.0} s  {events} events ",
-            t.saturating_sub(frames) as f64 / rate.max(1e-9)
+        Some(t) => format!(
+            "tracking {frames}/≈{} frames  {rate:5.1} fps  {eta}  {events} events ",
+            t.max(frames)
         ),
-        None => eprint!("\rtracking {frames} frames  {rate:5.1} fps  {events} events "),
+        None => format!("tracking {frames} frames  {rate:5.1} fps  {events} events "),
     }
 }
 
@@ -262,4 +287,27 @@ fn export_tracking(
         }
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::progress_line;
+
+    #[test]
+    fn no_eta_before_a_rate_is_measured() {
+        let line = progress_line(0, 0, Some(772), 3.0);
+        assert!(line.contains("ETA –"), "{line}");
+        assert!(!line.contains("e1"), "no exponent: {line}");
+        let line = progress_line(100, 2, Some(772), 4.0);
+        assert!(line.contains("100/≈772"), "{line}");
+        assert!(line.contains("ETA 27 s"), "(772 − 100) / 25 fps: {line}");
+    }
+
+    #[test]
+    fn the_estimate_never_falls_behind_the_count() {
+        // the container said 630 frames, more were decodable
+        let line = progress_line(700, 0, Some(630), 10.0);
+        assert!(line.contains("700/≈700"), "{line}");
+        assert!(line.contains("ETA 0 s"), "{line}");
+    }
 }
