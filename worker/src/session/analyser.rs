@@ -77,13 +77,28 @@ pub(crate) fn spawn_analyser(
     if let Some(detector) = analyzer.detect_stage() {
         return spawn_two_stages(detector, analyzer, slot, tx);
     }
+    let frames = slot.clone();
+    spawn_analyser_thread(slot, tx, move || {
+        frames
+            .take()
+            .map(|f| (f.read_instant, analyzer.analyze(&f)))
+    });
+}
+
+/// The analyser thread: sends what `next` analyses to the publisher until the frames end, the
+/// publisher is gone or a frame fails, then closes the slot.
+fn spawn_analyser_thread(
+    slot: Arc<Slot>,
+    tx: mpsc::Sender<Result<Analysed, AnalyzerError>>,
+    mut next: impl FnMut() -> Option<(Instant, Result<Analysis, AnalyzerError>)> + Send + 'static,
+) {
     let spawned = std::thread::Builder::new()
         .name("analyser".into())
         .spawn(move || {
-            while let Some(frame) = slot.take() {
-                let out = analyzer.analyze(&frame).map(|analysis| Analysed {
+            while let Some((read_instant, out)) = next() {
+                let out = out.map(|analysis| Analysed {
                     analysis,
-                    read_instant: frame.read_instant,
+                    read_instant,
                 });
                 let failed = out.is_err();
                 if tx.blocking_send(out).is_err() || failed {
@@ -126,26 +141,13 @@ fn spawn_two_stages(
         slot.close();
         return;
     }
-    let spawned = std::thread::Builder::new()
-        .name("analyser".into())
-        .spawn(move || {
-            for (frame, detected) in drx {
-                let out = detected
-                    .and_then(|d| analyzer.finish(&frame, d))
-                    .map(|analysis| Analysed {
-                        analysis,
-                        read_instant: frame.read_instant,
-                    });
-                let failed = out.is_err();
-                if tx.blocking_send(out).is_err() || failed {
-                    break;
-                }
-            }
-            slot.close();
-        });
-    if let Err(e) = spawned {
-        tracing::error!("cannot start the analyser thread: {e}");
-    }
+    spawn_analyser_thread(slot, tx, move || {
+        let (frame, detected) = drx.recv().ok()?;
+        Some((
+            frame.read_instant,
+            detected.and_then(|d| analyzer.finish(&frame, d)),
+        ))
+    });
 }
 
 #[cfg(test)]
