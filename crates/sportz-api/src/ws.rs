@@ -164,6 +164,10 @@ async fn pump(
     let mut ping = tokio::time::interval(st.config.ping_interval);
     ping.tick().await;
     let mut alive = true;
+    // registered once, not on every turn of the loop (the token's waiter list is shared by
+    // every socket of the instance)
+    let shutdown = st.shutdown.cancelled();
+    tokio::pin!(shutdown);
     loop {
         tokio::select! {
             next = q.next() => match next {
@@ -196,7 +200,7 @@ async fn pump(
                     return;
                 }
             }
-            () = st.shutdown.cancelled() => {
+            () = &mut shutdown => {
                 return close(socket, CLOSE_GOING_AWAY, "server shutting down").await;
             }
         }
