@@ -66,6 +66,13 @@ impl Api {
         let app = self
             .router()
             .into_make_service_with_connect_info::<SocketAddr>();
+        // small messages go out as they are written (no Nagle wait for the peer's ACK): a
+        // socket gets one batch per wake-up anyway
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!("cannot set TCP_NODELAY: {e}");
+            }
+        });
         let result = axum::serve(listener, app)
             .with_graceful_shutdown(async move { shutdown.cancelled().await })
             .await;
