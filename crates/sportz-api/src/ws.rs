@@ -18,13 +18,14 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::SinkExt;
+use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use sportz_bus::BusError;
 use sportz_contract::match_centre::{ClientMessage, ServerMessage};
@@ -130,7 +131,7 @@ fn tune(ws: WebSocketUpgrade, max: usize) -> WebSocketUpgrade {
         .write_buffer_size(WRITE_BUFFER)
 }
 
-async fn close(mut socket: WebSocket, code: u16, reason: &str) {
+async fn close<S: futures_util::Sink<Message> + Unpin>(mut socket: S, code: u16, reason: &str) {
     let reason: String = reason.chars().take(120).collect(); // close reasons are ≤ 123 bytes
     let _ = socket
         .send(Message::Close(Some(CloseFrame {
@@ -140,30 +141,46 @@ async fn close(mut socket: WebSocket, code: u16, reason: &str) {
         .await;
 }
 
+type Sender = futures_util::stream::SplitSink<WebSocket, Message>;
+
 /// Writes a batch with one flush: the messages collect in the socket's write buffer
 /// ([`WRITE_BUFFER`]) and go out in as few writes as that allows.
-async fn send_batch(
-    socket: &mut WebSocket,
-    batch: Vec<crate::queue::Text>,
-) -> Result<(), axum::Error> {
+async fn send_batch(sink: &mut Sender, batch: Vec<crate::queue::Text>) -> Result<(), axum::Error> {
     for text in batch {
-        socket.feed(Message::Text(text)).await?;
+        sink.feed(Message::Text(text)).await?;
     }
-    socket.flush().await
+    sink.flush().await
 }
 
-/// Sends queued messages, answers pings, runs the ghost timer and reacts to shutdown.
-/// `on_text` handles client text frames. Returns when the socket is done.
+/// Sends queued messages, runs the ghost timer and reacts to shutdown; a task of its own reads
+/// what the client sends (`on_text` gets its text frames; pongs mark it alive), so a delivery
+/// does not also poll the socket for reading. Returns when the socket is done.
 async fn pump(
-    mut socket: WebSocket,
+    socket: WebSocket,
     st: Arc<AppState>,
     q: Arc<ClientQueue>,
     endpoint: &'static str,
-    mut on_text: impl FnMut(&str),
+    mut on_text: impl FnMut(&str) + Send + 'static,
 ) {
+    let (mut sink, mut stream) = socket.split();
+    let alive = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let mut reader = {
+        let alive = alive.clone();
+        tokio::spawn(async move {
+            while let Some(incoming) = stream.next().await {
+                match incoming {
+                    Ok(Message::Text(t)) => on_text(t.as_str()),
+                    Ok(Message::Pong(_)) => alive.store(true, Ordering::Relaxed),
+                    Ok(Message::Close(_)) | Err(_) => return,
+                    Ok(_) => {}
+                }
+            }
+        })
+    };
+    // the reader task ends with the pump, whichever way it returns
+    let _abort_reader = AbortOnDrop(reader.abort_handle());
     let mut ping = tokio::time::interval(st.config.ping_interval);
     ping.tick().await;
-    let mut alive = true;
     // registered once, not on every turn of the loop (the token's waiter list is shared by
     // every socket of the instance)
     let shutdown = st.shutdown.cancelled();
@@ -175,35 +192,38 @@ async fn pump(
                     // a client that stops reading blocks this send once its TCP buffers are
                     // full: give up after one ping interval (its queue has overflowed by then)
                     let n = batch.len();
-                    let sent = tokio::time::timeout(st.config.ping_interval, send_batch(&mut socket, batch)).await;
+                    let sent = tokio::time::timeout(st.config.ping_interval, send_batch(&mut sink, batch)).await;
                     if !matches!(sent, Ok(Ok(()))) {
                         tracing::debug!(endpoint, "terminating a socket that stopped reading");
                         return;
                     }
                     st.metrics.sent_n(endpoint, n as u64);
                 }
-                Next::Close(code, reason) => return close(socket, code, &reason).await,
+                Next::Close(code, reason) => return close(sink, code, &reason).await,
             },
-            incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Text(t))) => on_text(t.as_str()),
-                Some(Ok(Message::Pong(_))) => alive = true,
-                Some(Ok(Message::Close(_)) | Err(_)) | None => return,
-                Some(Ok(_)) => {}
-            },
+            _ = &mut reader => return, // the client closed or the connection broke
             _ = ping.tick() => {
-                if !alive {
+                if !alive.swap(false, Ordering::Relaxed) {
                     tracing::debug!(endpoint, "terminating a socket that did not answer the last ping");
                     return;
                 }
-                alive = false;
-                if socket.send(Message::Ping(Default::default())).await.is_err() {
+                if sink.send(Message::Ping(Default::default())).await.is_err() {
                     return;
                 }
             }
             () = &mut shutdown => {
-                return close(socket, CLOSE_GOING_AWAY, "server shutting down").await;
+                return close(sink, CLOSE_GOING_AWAY, "server shutting down").await;
             }
         }
+    }
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
