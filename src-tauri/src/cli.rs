@@ -141,7 +141,8 @@ pub struct WorkerArgs {
     /// Maximum concurrent matches (default: 1 on a CPU, 4 on a GPU).
     #[arg(long, env = "SPORTZ_WORKER_CAPACITY")]
     pub capacity: Option<u32>,
-    /// Allow video URLs whose host resolves to a private or loopback address.
+    /// Allow video URLs whose host resolves to a private or loopback address (the embedded
+    /// worker's sessions and the calibration stills the API reads).
     #[arg(long, env = "SPORTZ_ALLOW_PRIVATE_SOURCES")]
     pub allow_private_sources: bool,
     /// ONNX detector (any YOLO-family layout). Default: the built-in sportz-det, trained on real

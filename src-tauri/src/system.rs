@@ -161,6 +161,9 @@ fn api_config(args: &SystemArgs) -> sportz_api::ApiConfig {
         ui_dir,
         operator_token: args.operator_token.clone(),
         require_viewer_token: args.require_viewer_token,
+        source_policy: SourcePolicy {
+            allow_private_hosts: args.allow_private_sources,
+        },
         ..sportz_api::ApiConfig::default()
     };
     if args.no_rate_limit {

@@ -10,7 +10,8 @@
 
 pub mod analyzer;
 pub mod gpu;
-pub mod guard;
+/// The source guard lives in `sportz-guard` (the API's stills use it too).
+pub use sportz_guard as guard;
 pub mod metrics;
 pub mod session;
 pub mod source;

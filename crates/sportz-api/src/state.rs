@@ -39,6 +39,9 @@ pub struct ApiConfig {
     pub client_queue: usize,
     /// Request body and WebSocket message limit.
     pub max_message_bytes: usize,
+    /// Which match sources a still (and the automatic calibration) may open: the worker's rule
+    /// (the default refuses private and loopback hosts).
+    pub source_policy: sportz_guard::SourcePolicy,
 }
 
 impl Default for ApiConfig {
@@ -56,6 +59,7 @@ impl Default for ApiConfig {
             watchdog_every: Duration::from_secs(5),
             client_queue: 1024,
             max_message_bytes: 1 << 20,
+            source_policy: sportz_guard::SourcePolicy::default(),
         }
     }
 }

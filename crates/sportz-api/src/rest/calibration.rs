@@ -82,7 +82,9 @@ pub(crate) async fn set_calibration(
         ("t" = Option<f64>, Query, description = "Seconds from the start of the video (default 0)")
     ),
     responses(
-        (status = 200, description = "A JPEG frame", body = JpegImage, content_type = "image/jpeg")
+        (status = 200, description = "A JPEG frame", body = JpegImage, content_type = "image/jpeg"),
+        (status = 409, description = "No frame to show: a synthetic or device source, or no frame at `t`", body = ErrorBody),
+        (status = 422, description = "The source is not one this server opens (a private or loopback host, unless allowed)", body = ErrorBody)
     )
 )]
 pub(crate) async fn still(
@@ -106,7 +108,7 @@ pub(crate) async fn still(
     request_body = AutoCalibrationBody,
     responses(
         (status = 200, description = "The camera found from the pitch lines and the point pairs it implies (not saved: PUT them to /matches/{id}/calibration)", body = Data<AutoCalibrationDto>),
-        (status = 422, description = "No pitch found in the still: the reason (too little grass, no lines, no camera fits)", body = ErrorBody)
+        (status = 422, description = "No pitch found in the still (too little grass, no lines, no camera fits), or a source this server does not open (a private or loopback host, unless allowed): the reason", body = ErrorBody)
     )
 )]
 pub(crate) async fn auto_calibration(

@@ -112,21 +112,30 @@ pub async fn get_calibration(state: &AppState, id: MatchId) -> ApiResult<Vec<Poi
 }
 
 /// The match's video as ffmpeg opens it, for a still: files and network streams; a device or
-/// the synthetic demo has no still to read (409).
-fn still_source(m: &Match) -> ApiResult<&VideoSource> {
-    match &m.video_source {
+/// the synthetic demo has no still to read (409). The source must pass the same guard as a
+/// worker's session ([`sportz_guard::check`]: known protocols, no private or loopback hosts
+/// unless [`ApiConfig::source_policy`](crate::state::ApiConfig) allows them) before ffmpeg
+/// opens it (422 with the guard's reason), so a still cannot probe the machine's own network.
+async fn still_source<'m>(state: &AppState, m: &'m Match) -> ApiResult<&'m VideoSource> {
+    let src = match &m.video_source {
         Some(
             src @ (VideoSource::File(_)
             | VideoSource::Http(_)
             | VideoSource::Rtmp(_)
             | VideoSource::Rtsp(_)
             | VideoSource::Srt(_)),
-        ) => Ok(src),
-        Some(other) => Err(ApiError::Conflict(format!(
-            "no still image for a {other:?} source"
-        ))),
-        None => Err(ApiError::Conflict("the match has no video source".into())),
-    }
+        ) => src,
+        Some(other) => {
+            return Err(ApiError::Conflict(format!(
+                "no still image for a {other:?} source"
+            )));
+        }
+        None => return Err(ApiError::Conflict("the match has no video source".into())),
+    };
+    sportz_guard::check(src, state.config.source_policy)
+        .await
+        .map_err(|e| ApiError::Unprocessable(format!("no still from this source: {e}")))?;
+    Ok(src)
 }
 
 /// Runs an ffmpeg/ffprobe command built by `sportz-media` and returns its stdout; a failure or an
@@ -158,7 +167,7 @@ async fn run_media(cmd: std::process::Command, what: &str) -> ApiResult<Vec<u8>>
 /// 503 ffmpeg took longer than [`FFMPEG_TIMEOUT`].
 pub async fn still_jpeg(state: &AppState, id: MatchId, t: f64) -> ApiResult<Vec<u8>> {
     let m = super::matches::get_match(state, id).await?;
-    let input = sportz_media::location(still_source(&m)?);
+    let input = sportz_media::location(still_source(state, &m).await?);
     run_media(
         sportz_media::still_command(&input, t),
         &format!("read a frame at {t} s"),
@@ -193,7 +202,7 @@ pub async fn auto_calibration(
     t: f64,
 ) -> ApiResult<AutoCalibrationDto> {
     let m = super::matches::get_match(state, id).await?;
-    let source = still_source(&m)?;
+    let source = still_source(state, &m).await?;
     let probe = run_media(sportz_media::probe_command(source), "read the video").await?;
     let probe = sportz_media::parse_probe(&String::from_utf8_lossy(&probe))
         .map_err(|e| ApiError::Conflict(format!("cannot read the video: {e}")))?;

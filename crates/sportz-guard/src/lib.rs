@@ -1,7 +1,7 @@
 //! The source guard: only known protocols, and (unless allowed) no URLs that resolve to private,
 //! loopback or link-local hosts — a match's video URL may be submitted from the LAN, and the
-//! worker must not become a way to probe the machine's own network. Local files and capture
-//! devices are allowed (the desktop picks them).
+//! worker (or the API reading a calibration still) must not become a way to probe the machine's
+//! own network. Local files and capture devices are allowed (the desktop picks them).
 
 use std::net::IpAddr;
 
