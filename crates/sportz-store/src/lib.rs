@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use sportz_contract::worker::PointPair;
-use sportz_contract::{DesiredState, MatchId, SessionId};
+use sportz_contract::{DesiredState, EventId, MatchId, SessionId};
 
 pub use error::{Result, StoreError};
 pub use model::{
@@ -123,6 +123,16 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// events stored without a session), oldest first: the snapshot a newly connected live
     /// client gets. After a restart that is the new session's events, not the previous one's.
     async fn recent_events(&self, match_id: MatchId, limit: u32) -> Result<Vec<StoredEvent>>;
+    /// The events of a match stored after `after` (one of its event ids), in the order they
+    /// were stored, at most `limit`: what a live client that saw `after` last has missed.
+    /// `Ok(None)` when the match has no such event (the client's id is from elsewhere: it gets
+    /// the usual snapshot instead).
+    async fn events_after(
+        &self,
+        match_id: MatchId,
+        after: EventId,
+        limit: u32,
+    ) -> Result<Option<Vec<StoredEvent>>>;
 
     // ---- API tokens ----
 

@@ -1,5 +1,5 @@
 //! The live snapshot's events (`recent_events`) after a restart: the current session's, not the
-//! previous session's — on both engines.
+//! previous session's — and what a reconnecting client missed (`events_after`) — on both engines.
 
 use std::sync::Arc;
 
@@ -72,4 +72,86 @@ async fn recent_events_are_the_current_sessions_on_postgres() {
     let db = sportz_testkit::PgDatabase::create();
     let store = PgStore::connect(db.url()).await.unwrap();
     restart_shows_the_new_sessions_events(Arc::new(store)).await;
+}
+
+/// What a client that saw event `k` last missed: every event stored after it, in the order
+/// stored (even when frames arrive out of order), capped; an unknown id is `None`, an unknown
+/// match an error.
+async fn events_after_an_id(store: Arc<dyn Store>) {
+    let mut new = NewMatch::new("Recovered", "A", "B");
+    new.video_source = Some(VideoSource::Synthetic(1));
+    let m = store.create_match(new).await.unwrap();
+    let s = SessionId::generate();
+    store.create_session(m.id, s).await.unwrap();
+    let mut ids = Vec::new();
+    for f in [10, 20, 15, 30, 40] {
+        let data = event(f);
+        ids.push(data.event_id);
+        store
+            .insert_event(NewEvent {
+                match_id: m.id,
+                session_id: Some(s),
+                data,
+            })
+            .await
+            .unwrap();
+    }
+    let frames = |v: Vec<sportz_store::StoredEvent>| -> Vec<u64> {
+        v.iter().map(|e| e.data.frame_number).collect()
+    };
+    let missed = store
+        .events_after(m.id, ids[1], 100)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(frames(missed), [15, 30, 40], "in the order stored");
+    let capped = store.events_after(m.id, ids[0], 2).await.unwrap().unwrap();
+    assert_eq!(frames(capped), [20, 15]);
+    let none = store
+        .events_after(m.id, ids[4], 100)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(none.is_empty(), "nothing after the newest");
+    assert!(
+        store
+            .events_after(m.id, EventId::generate(), 100)
+            .await
+            .unwrap()
+            .is_none(),
+        "an id this match never had"
+    );
+    let other = store
+        .create_match(NewMatch::new("Other", "C", "D"))
+        .await
+        .unwrap();
+    assert!(
+        store
+            .events_after(other.id, ids[0], 100)
+            .await
+            .unwrap()
+            .is_none(),
+        "another match's event id"
+    );
+    assert!(
+        store
+            .events_after(sportz_contract::MatchId::generate(), ids[0], 100)
+            .await
+            .is_err(),
+        "unknown match"
+    );
+}
+
+#[tokio::test]
+async fn events_after_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("s.db")).await.unwrap();
+    events_after_an_id(Arc::new(store)).await;
+}
+
+#[tokio::test]
+async fn events_after_on_postgres() {
+    let db = sportz_testkit::PgDatabase::create();
+    let store = PgStore::connect(db.url()).await.unwrap();
+    events_after_an_id(Arc::new(store)).await;
 }

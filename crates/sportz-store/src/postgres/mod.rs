@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use sportz_contract::worker::PointPair;
-use sportz_contract::{DesiredState, MatchId, MatchStatus, SessionId, StatusDecision};
+use sportz_contract::{DesiredState, EventId, MatchId, MatchStatus, SessionId, StatusDecision};
 use sqlx::Postgres;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use time::OffsetDateTime;
@@ -527,6 +527,42 @@ impl Store for PgStore {
         }
         rows.reverse();
         Ok(rows)
+    }
+
+    async fn events_after(
+        &self,
+        match_id: MatchId,
+        after: EventId,
+        limit: u32,
+    ) -> Result<Option<Vec<StoredEvent>>> {
+        let limit = PageRequest::first(limit).limit()?;
+        let mut c = self.conn("events after").await?;
+        let row: Option<(i64,)> =
+            sqlx::query_as("SELECT id FROM events WHERE match_id = $1 AND event_id = $2")
+                .bind(match_id.to_string())
+                .bind(after.to_string())
+                .fetch_optional(&mut *c)
+                .await
+                .map_err(pg_err("events after"))?;
+        let Some((row,)) = row else {
+            if !match_exists(&mut c, match_id).await? {
+                return Err(StoreError::not_found("match", match_id));
+            }
+            return Ok(None);
+        };
+        let rows = q(format!(
+            "SELECT {EVENT_COLS} FROM events WHERE match_id = $1 AND id > $2 ORDER BY id LIMIT $3"
+        ))
+        .bind(match_id.to_string())
+        .bind(row)
+        .bind(i64::from(limit))
+        .fetch_all(&mut *c)
+        .await
+        .map_err(pg_err("events after"))?;
+        rows.iter()
+            .map(read_event)
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
     }
 
     async fn create_token(&self, role: TokenRole, label: Option<String>) -> Result<NewToken> {

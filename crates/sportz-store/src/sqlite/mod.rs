@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use sportz_contract::worker::PointPair;
-use sportz_contract::{DesiredState, MatchId, MatchStatus, SessionId, StatusDecision};
+use sportz_contract::{DesiredState, EventId, MatchId, MatchStatus, SessionId, StatusDecision};
 
 use crate::error::{Result, StoreError, Violation, from_violation};
 use crate::logic::{
@@ -821,6 +821,47 @@ impl Store for SqliteStore {
             }
             rows.reverse();
             Ok(rows)
+        })
+        .await
+    }
+
+    async fn events_after(
+        &self,
+        match_id: MatchId,
+        after: EventId,
+        limit: u32,
+    ) -> Result<Option<Vec<StoredEvent>>> {
+        let limit = PageRequest::first(limit).limit()?;
+        self.read(move |c| {
+            let (m, e) = (match_id.to_string(), after.to_string());
+            let row: Option<i64> = c
+                .prepare_cached("SELECT id FROM events WHERE match_id = ?1 AND event_id = ?2")
+                .and_then(|mut st| {
+                    st.query_row(rusqlite::params![m, e], |r| r.get(0))
+                        .map(Some)
+                        .or_else(|err| match err {
+                            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                            other => Err(other),
+                        })
+                })
+                .map_err(sqlite_err("events after"))?;
+            let Some(row) = row else {
+                if !match_exists(c, match_id)? {
+                    return Err(StoreError::not_found("match", match_id));
+                }
+                return Ok(None);
+            };
+            query(
+                c,
+                "events after",
+                &format!(
+                    "SELECT {EVENT_COLS} FROM events WHERE match_id = ?1 AND id > ?2 \
+                     ORDER BY id LIMIT ?3"
+                ),
+                rusqlite::params![m, row, i64::from(limit)],
+                read_event,
+            )
+            .map(Some)
         })
         .await
     }
