@@ -6,7 +6,10 @@
 //! stays open).
 //!
 //! `/ws/matches/{id}` — live tracking: a snapshot (status; frame, ball and players while the
-//! match is active; metrics; the last 50 events), then the relay of the match's channels.
+//! match is active; metrics; the last 50 events), then the relay of the match's channels. A
+//! client that reconnects with `?since=<event_id>` (the newest event it saw) gets every event
+//! stored after that one instead of the last 50 (recovery: a network blip loses no event; an id
+//! the match does not have gets the usual 50).
 //! Unknown match → close 4404; bus unavailable → `error` message then close 1011; client `ping`
 //! text (any text) is ignored.
 //!
@@ -62,7 +65,12 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
 #[derive(Debug, Deserialize)]
 pub struct WsQuery {
     token: Option<String>,
+    /// `/ws/matches/{id}` only: the newest event id the client has (recovery).
+    since: Option<String>,
 }
+
+/// The most missed events one reconnect replays (beyond that, the newest 50 follow too).
+const MAX_RECOVERED_EVENTS: u32 = 1000;
 
 /// Same-origin (the Origin's host is the Host header), an allowed origin, or no Origin at all
 /// (not a browser).
@@ -286,7 +294,8 @@ pub async fn centre(
     operation_id = "ws_live",
     params(
         ("id" = MatchId, Path, description = "The match"),
-        ("token" = Option<String>, Query, description = "A viewer or operator token, when the server requires one")
+        ("token" = Option<String>, Query, description = "A viewer or operator token, when the server requires one"),
+        ("since" = Option<String>, Query, description = "The newest event id the client has: the snapshot then carries every event stored after it (up to 1,000) instead of the last 50")
     ),
     responses((status = 101, description = "Switching protocols: the live tracking WebSocket"))
 )]
@@ -302,6 +311,10 @@ pub async fn live(
         return r;
     }
     let refused = refusal(&st, &headers, q.token.as_deref()).await;
+    let since = q
+        .since
+        .as_deref()
+        .and_then(|s| s.parse::<sportz_contract::EventId>().ok());
     let max = st.config.max_message_bytes;
     tune(ws, max).on_upgrade(move |mut socket| async move {
         if let Some((code, reason)) = refused {
@@ -332,7 +345,7 @@ pub async fn live(
             .join(&st.bus, &st.metrics, m, id, queue.clone())
             .await;
         let snapshot = match joined {
-            Ok(()) => snapshot(&st, &row).await,
+            Ok(()) => snapshot(&st, &row, since).await,
             Err(e) => Err(BusError::Unavailable(e.to_string())),
         };
         let messages = match snapshot {
@@ -358,8 +371,12 @@ pub async fn live(
     })
 }
 
-/// The snapshot a new live client gets, in the seed's order.
-async fn snapshot(st: &AppState, row: &sportz_store::Match) -> Result<Vec<String>, BusError> {
+/// The snapshot a new live client gets, in the seed's order; with `since`, the events it missed.
+async fn snapshot(
+    st: &AppState,
+    row: &sportz_store::Match,
+    since: Option<sportz_contract::EventId>,
+) -> Result<Vec<String>, BusError> {
     let m = row.id;
     let session = match row.current_session_id {
         Some(s) => st.store.get_session(s).await.ok(),
@@ -399,11 +416,25 @@ async fn snapshot(st: &AppState, row: &sportz_store::Match) -> Result<Vec<String
     if let Some(metrics) = st.bus.last_metrics(&m).await? {
         out.push(metrics.to_json());
     }
-    let events = st
-        .store
-        .recent_events(m, 50)
-        .await
-        .map_err(|e| BusError::Unavailable(format!("store: {e}")))?;
+    let store_err = |e: sportz_store::StoreError| BusError::Unavailable(format!("store: {e}"));
+    let missed = match since {
+        Some(after) => st
+            .store
+            .events_after(m, after, MAX_RECOVERED_EVENTS)
+            .await
+            .map_err(store_err)?,
+        None => None,
+    };
+    let events = match missed {
+        Some(v) if v.len() < MAX_RECOVERED_EVENTS as usize => v,
+        Some(mut v) => {
+            // too many to replay: the oldest missed ones, then the newest 50 (the client
+            // drops what it has twice by event id)
+            v.extend(st.store.recent_events(m, 50).await.map_err(store_err)?);
+            v
+        }
+        None => st.store.recent_events(m, 50).await.map_err(store_err)?,
+    };
     for e in events {
         out.push(
             Envelope {

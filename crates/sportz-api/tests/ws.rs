@@ -349,6 +349,75 @@ async fn worker_statuses_update_the_match_and_superseded_ones_are_ignored() {
     keeper.abort();
 }
 
+/// Recovery: a client that reconnects with `?since=<the newest event it saw>` gets every event
+/// stored after it — more than the usual last 50 — and one with an id the match never had gets
+/// the usual 50.
+#[tokio::test]
+async fn a_reconnect_with_since_gets_every_missed_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(memory_bus(), sqlite_store(&dir).await, test_config()).await;
+    let m = s.synthetic_match().await["id"].as_str().unwrap().to_owned();
+    let (_, started) = s.op("POST", &format!("/matches/{m}/start"), None).await;
+    let ses = started["data"]["currentSessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut ids = Vec::new();
+    for k in 0..80u64 {
+        let mut ev = envelope("event.json", &m, &ses, 10 + k);
+        if let Payload::Event(e) = &mut ev.payload {
+            e.event_id = EventId::generate();
+            e.frame_number = 100 + k;
+            ids.push(e.event_id.to_string());
+        }
+        s.bus.publish(&ev).await.unwrap();
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, v) = s.get(&format!("/matches/{m}")).await;
+        if v["data"]["eventCount"] == 80 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not persisted: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // the client saw the first 5 events, then its network dropped for the other 75
+    let snapshot_events = |url: String| async move {
+        let mut live = connect(&url).await;
+        let mut got = Vec::new();
+        // the snapshot: status (+ metrics when present) then events; the relay is quiet
+        while let Ok(Some(Ok(msg))) = tokio::time::timeout(
+            Duration::from_millis(700),
+            futures_util::StreamExt::next(&mut live),
+        )
+        .await
+        {
+            if let tokio_tungstenite::tungstenite::Message::Text(t) = msg {
+                let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                if v["type"] == "event" {
+                    got.push(v["data"]["event_id"].as_str().unwrap().to_owned());
+                }
+            }
+        }
+        got
+    };
+    let missed = snapshot_events(format!("{}/ws/matches/{m}?since={}", s.ws, ids[4])).await;
+    assert_eq!(
+        missed,
+        ids[5..],
+        "every event after the one it saw, in order"
+    );
+    let plain = snapshot_events(format!("{}/ws/matches/{m}", s.ws)).await;
+    assert_eq!(plain, ids[30..], "without since: the last 50");
+    let unknown = snapshot_events(format!(
+        "{}/ws/matches/{m}?since={}",
+        s.ws,
+        EventId::generate()
+    ))
+    .await;
+    assert_eq!(unknown, ids[30..], "an id the match never had: the last 50");
+}
+
 #[tokio::test]
 async fn the_same_event_delivered_twice_is_stored_once() {
     let redis = own_redis();
