@@ -180,10 +180,13 @@ function authToken(): string | null {
  * The WebSocket URL for a path on the same host. A viewer token, when set, rides as `?token=`
  * (browsers cannot set headers on WebSockets); the operator token is never put in a URL.
  */
-export function wsUrl(path: string): string {
+export function wsUrl(path: string, params: Record<string, string> = {}): string {
   const loc = globalThis.location;
   const proto = loc.protocol === 'https:' ? 'wss:' : 'ws:';
   const viewer = getViewerToken();
-  const q = viewer ? `?token=${encodeURIComponent(viewer)}` : '';
-  return `${proto}//${loc.host}${path}${q}`;
+  const all = viewer ? { token: viewer, ...params } : params;
+  const q = Object.entries(all)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .join('&');
+  return `${proto}//${loc.host}${path}${q ? `?${q}` : ''}`;
 }

@@ -195,6 +195,23 @@ export function emptyStream(): StreamState {
 }
 
 /**
+ * Where a reconnect resumes from: the newest event this page holds (`?since=` of
+ * `/ws/matches/{id}`, so the server replays every event stored after it), or null when it holds
+ * none (the server's usual snapshot).
+ */
+export function recoveryPoint(s: StreamState): string | null {
+  return s.events[0]?.event_id ?? null;
+}
+
+/**
+ * The state a reconnect starts from: everything comes again from the snapshot except the
+ * events, which are kept (the snapshot adds the missed ones; duplicates are dropped by id).
+ */
+export function resumeStream(prev: StreamState): StreamState {
+  return { ...emptyStream(), events: prev.events };
+}
+
+/**
  * Applies one envelope. A frame replaces the last (latest wins); `ball` / `players` patch it;
  * events are kept newest first, deduplicated by event_id (a reconnect's snapshot repeats the last 50).
  */

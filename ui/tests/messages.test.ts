@@ -13,6 +13,8 @@ import {
   parseServerMessage,
   parseStreamMessage,
   phaseBadge,
+  recoveryPoint,
+  resumeStream,
 } from '../src/messages';
 import { LANDMARKS, TEAM_COLOURS, labelColour, sceneFromFrame } from '../src/radar';
 import type { CommentaryDto, FrameData, MatchDto, ServerMessage } from '../src/types';
@@ -135,6 +137,23 @@ describe('match stream', () => {
     // a reconnect's snapshot repeats events: no duplicates
     s = applyToStream(s, parseStreamMessage(fixture('event.json'))!, 1100);
     expect(s.events).toHaveLength(1);
+  });
+  it('a reconnect resumes from the newest event and keeps the events it had', () => {
+    let s = emptyStream();
+    expect(recoveryPoint(s)).toBeNull();
+    for (const f of ['status', 'frame', 'event']) {
+      s = applyToStream(s, parseStreamMessage(fixture(`${f}.json`))!, 1000);
+    }
+    const first = s.events[0].event_id;
+    const later = JSON.parse(fixture('event.json'));
+    later.data.event_id = 'evt_01JC4ZZZZZZZZZZZZZZZZZZZZZ';
+    later.data.timestamp += 5;
+    s = applyToStream(s, parseStreamMessage(JSON.stringify(later))!, 1001);
+    expect(recoveryPoint(s)).toBe('evt_01JC4ZZZZZZZZZZZZZZZZZZZZZ');
+    const resumed = resumeStream(s);
+    expect(resumed.frame).toBeNull();
+    expect(resumed.status).toBeNull();
+    expect(resumed.events.map((e) => e.event_id)).toEqual(['evt_01JC4ZZZZZZZZZZZZZZZZZZZZZ', first]);
   });
   it('ball and players messages patch the last frame', () => {
     let s = applyToStream(emptyStream(), parseStreamMessage(fixture('frame_uncalibrated.json'))!, 0);

@@ -13,6 +13,8 @@ import {
   emptyStream,
   mergeCommentary,
   parseStreamMessage,
+  recoveryPoint,
+  resumeStream,
   phaseBadge,
   type StreamState,
 } from '../messages';
@@ -275,10 +277,15 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
   window.addEventListener('resize', onResize);
 
   const live = new ReconnectingSocket({
-    url: () => wsUrl(`/ws/matches/${matchId}`),
-    onOpen: () => {
-      // The server sends a snapshot on every connect: start from it.
-      stream = emptyStream();
+    url: () => {
+      // after a blip, ask for every event stored since the newest one on the page
+      const since = recoveryPoint(stream);
+      return wsUrl(`/ws/matches/${matchId}`, since ? { since } : {});
+    },
+    onOpen: (reconnected) => {
+      // The server sends a snapshot on every connect: start from it, keeping the events a
+      // reconnect's snapshot continues.
+      stream = reconnected ? resumeStream(stream) : emptyStream();
       radarDirty = true;
     },
     onMessage: (text) => {
