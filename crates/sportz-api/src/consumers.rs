@@ -171,6 +171,7 @@ async fn handle_status(state: &AppState, item: &StreamItem<Envelope>) -> Result<
         error: (status == SessionStatus::Failed)
             .then(|| st.message.clone())
             .flatten(),
+        seq: Some(env.seq),
         ..SessionStatusUpdate::new(session, status)
     };
     let outcome = match state.store.apply_session_status(update, desired).await {

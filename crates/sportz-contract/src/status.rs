@@ -163,6 +163,9 @@ pub enum IgnoreReason {
     /// The session already ended with this (terminal) status: terminal is final for a session, so
     /// a late or replayed update cannot move its match again.
     SessionEnded(SessionStatus),
+    /// The update is older than one already applied to its session (its `seq` is not above the
+    /// last applied one): a replayed stream entry arriving after newer statuses.
+    OutOfOrder { seq: u64, last: u64 },
 }
 
 /// What the API does with one status update.

@@ -1,7 +1,7 @@
 //! The rules both engines share, as plain functions over typed rows: new rows, status
 //! decisions, supersession, deletability and the SQL of the derived phase (paging is in `page.rs`).
 
-use sportz_contract::status::decide_session_update;
+use sportz_contract::status::{IgnoreReason, decide_session_update};
 use sportz_contract::{
     DesiredState, MatchId, MatchStatus, SessionId, SessionStatus, StatusDecision,
 };
@@ -48,6 +48,15 @@ pub(crate) fn decide(
     );
     if session.status.is_terminal() {
         return decision;
+    }
+    // the worker numbers every message of a session: an update older than one already applied
+    // (a stream entry replayed after a transient failure) changes nothing
+    if let Some(seq) = update.seq {
+        let last = session.last_status_seq;
+        if last > 0 && seq <= last {
+            return StatusDecision::Ignore(IgnoreReason::OutOfOrder { seq, last });
+        }
+        session.last_status_seq = seq;
     }
     session.status = update.status;
     if update.status.is_terminal() {
@@ -156,6 +165,7 @@ pub(crate) fn new_session_row(m: &Match, id: SessionId, at: OffsetDateTime) -> R
         started_at: at,
         stopped_at: None,
         updated_at: at,
+        last_status_seq: 0,
     })
 }
 

@@ -22,18 +22,32 @@ impl Migration {
 }
 
 /// The SQLite migrations, in order.
-pub const SQLITE: &[Migration] = &[Migration {
-    version: 1,
-    name: "init",
-    sql: include_str!("../../../migrations/sqlite/0001_init.sql"),
-}];
+pub const SQLITE: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "init",
+        sql: include_str!("../../../migrations/sqlite/0001_init.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "status_seq",
+        sql: include_str!("../../../migrations/sqlite/0002_status_seq.sql"),
+    },
+];
 
 /// The Postgres migrations, in order.
-pub const POSTGRES: &[Migration] = &[Migration {
-    version: 1,
-    name: "init",
-    sql: include_str!("../../../migrations/postgres/0001_init.sql"),
-}];
+pub const POSTGRES: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "init",
+        sql: include_str!("../../../migrations/postgres/0001_init.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "status_seq",
+        sql: include_str!("../../../migrations/postgres/0002_status_seq.sql"),
+    },
+];
 
 /// The table that records applied migrations (same DDL on both engines).
 pub(crate) const HISTORY_DDL: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (

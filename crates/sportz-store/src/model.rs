@@ -408,6 +408,9 @@ pub struct Session {
     /// Set when the session reaches a terminal status.
     pub stopped_at: Option<OffsetDateTime>,
     pub updated_at: OffsetDateTime,
+    /// The highest `seq` of a worker status update applied to the session (0: none yet); an
+    /// update with a lower one is older than what is stored and is ignored.
+    pub last_status_seq: u64,
 }
 
 /// A status update from a worker (`status:updates`).
@@ -421,6 +424,9 @@ pub struct SessionStatusUpdate {
     pub device: Option<String>,
     /// Stored on the session, and as the match's last error when the update applies.
     pub error: Option<String>,
+    /// The envelope's `seq` (the worker's one sequence per session); `None` for updates that
+    /// are not the worker's (the watchdog's), which are not ordered.
+    pub seq: Option<u64>,
 }
 
 impl SessionStatusUpdate {
@@ -434,6 +440,7 @@ impl SessionStatusUpdate {
             worker_id: None,
             device: None,
             error: None,
+            seq: None,
         }
     }
 }

@@ -18,7 +18,8 @@ pub(crate) const COMMENTARY_COLS: &str = "id, match_id, minute, sequence, period
     actor, team, message, metadata, tags, created_at";
 
 pub(crate) const SESSION_COLS: &str = "id, match_id, worker_id, status, device, config, \
-    frames_processed, avg_fps, avg_latency_ms, error, started_at, stopped_at, updated_at";
+    frames_processed, avg_fps, avg_latency_ms, error, started_at, stopped_at, updated_at, \
+    last_status_seq";
 
 pub(crate) const EVENT_COLS: &str = "id, match_id, session_id, payload, created_at";
 
@@ -152,6 +153,7 @@ pub(crate) struct RawSession {
     pub started_at: OffsetDateTime,
     pub stopped_at: Option<OffsetDateTime>,
     pub updated_at: OffsetDateTime,
+    pub last_status_seq: i64,
 }
 
 impl RawSession {
@@ -172,6 +174,7 @@ impl RawSession {
             started_at: self.started_at,
             stopped_at: self.stopped_at,
             updated_at: self.updated_at,
+            last_status_seq: count("last status seq", self.last_status_seq)?,
         })
     }
 }

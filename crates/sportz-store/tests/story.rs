@@ -343,6 +343,46 @@ async fn story(store: Arc<dyn Store>) {
     );
     assert_eq!(stale_pause.match_row.status, MatchStatus::Processing);
 
+    // ordered by the worker's seq: paused (seq 7), then a replayed processing (seq 6) arriving
+    // late changes nothing; the next newer one (seq 8) applies again
+    let with_seq = |status, seq| SessionStatusUpdate {
+        seq: Some(seq),
+        ..SessionStatusUpdate::new(s1, status)
+    };
+    let paused = store
+        .apply_session_status(
+            with_seq(SessionStatus::Paused, 7),
+            Some(DesiredState::Paused),
+        )
+        .await
+        .unwrap();
+    assert_eq!(paused.decision, StatusDecision::Apply(MatchStatus::Paused));
+    let late = store
+        .apply_session_status(with_seq(SessionStatus::Processing, 6), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        late.decision,
+        StatusDecision::Ignore(IgnoreReason::OutOfOrder { seq: 6, last: 7 })
+    );
+    assert_eq!(late.match_row.status, MatchStatus::Paused);
+    assert_eq!(
+        store.get_session(s1).await.unwrap().status,
+        SessionStatus::Paused
+    );
+    assert_eq!(store.get_session(s1).await.unwrap().last_status_seq, 7);
+    let resumed = store
+        .apply_session_status(
+            with_seq(SessionStatus::Processing, 8),
+            Some(DesiredState::Running),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        resumed.decision,
+        StatusDecision::Apply(MatchStatus::Processing)
+    );
+
     // a restart supersedes session 1: its updates no longer touch the match
     let s2 = SessionId::generate();
     store.create_session(m.id, s2).await.unwrap();

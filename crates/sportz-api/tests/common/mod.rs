@@ -207,12 +207,15 @@ pub async fn send_json(ws: &mut Ws, v: Value) {
 }
 
 /// A worker's `status` message for match `m`, session `s`.
+/// A worker's status message. Its `seq` grows with every call, as a worker numbers every
+/// message of its session (the API ignores a status older than one it applied).
 pub fn status_env(m: &str, s: &str, status: SessionStatus) -> Envelope {
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     Envelope {
         match_id: m.parse().unwrap(),
         session_id: Some(s.parse().unwrap()),
         ts: 1.0,
-        seq: 1,
+        seq: SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         payload: Payload::Status(StatusData {
             status: Some(status),
             match_status: None,

@@ -389,7 +389,7 @@ impl Store for PgStore {
         }
         q(format!(
             "INSERT INTO processing_sessions ({SESSION_COLS}) \
-             VALUES ($1, $2, NULL, $3, NULL, $4, 0, NULL, NULL, NULL, $5, NULL, $5)"
+             VALUES ($1, $2, NULL, $3, NULL, $4, 0, NULL, NULL, NULL, $5, NULL, $5, 0)"
         ))
         .bind(session.id.to_string())
         .bind(match_id.to_string())

@@ -95,6 +95,7 @@ pub(super) fn read_session(row: &PgRow) -> Result<Session> {
         started_at: col(row, "started_at")?,
         stopped_at: col(row, "stopped_at")?,
         updated_at: col(row, "updated_at")?,
+        last_status_seq: col(row, "last_status_seq")?,
     }
     .into_session()
 }
@@ -233,7 +234,7 @@ pub(super) async fn save_session(conn: &mut PgConnection, s: &Session) -> Result
     sqlx::query(
         "UPDATE processing_sessions SET worker_id = $2, status = $3, device = $4, \
          frames_processed = $5, avg_fps = $6, avg_latency_ms = $7, error = $8, stopped_at = $9, \
-         updated_at = $10 WHERE id = $1",
+         updated_at = $10, last_status_seq = $11 WHERE id = $1",
     )
     .bind(s.id.to_string())
     .bind(s.worker_id.clone())
@@ -245,6 +246,7 @@ pub(super) async fn save_session(conn: &mut PgConnection, s: &Session) -> Result
     .bind(s.error.clone())
     .bind(s.stopped_at)
     .bind(s.updated_at)
+    .bind(i64::try_from(s.last_status_seq).unwrap_or(i64::MAX))
     .execute(conn)
     .await
     .map_err(pg_err("update session"))?;

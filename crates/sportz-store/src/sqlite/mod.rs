@@ -674,7 +674,7 @@ impl Store for SqliteStore {
             }
             tx.prepare_cached(&format!(
                 "INSERT INTO processing_sessions ({SESSION_COLS}) \
-                 VALUES (?1, ?2, NULL, ?3, NULL, ?4, 0, NULL, NULL, NULL, ?5, NULL, ?5)"
+                 VALUES (?1, ?2, NULL, ?3, NULL, ?4, 0, NULL, NULL, NULL, ?5, NULL, ?5, 0)"
             ))
             .and_then(|mut s| {
                 s.execute(rusqlite::params![

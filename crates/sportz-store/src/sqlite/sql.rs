@@ -108,6 +108,7 @@ pub(super) fn read_session(row: &Row<'_>) -> Result<Session> {
         started_at: time_col(row, 10)?,
         stopped_at: opt_time_col(row, 11)?,
         updated_at: time_col(row, 12)?,
+        last_status_seq: col(row, 13)?,
     }
     .into_session()
 }
@@ -290,7 +291,7 @@ pub(super) fn save_session(tx: &Transaction<'_>, s: &Session) -> Result<()> {
     tx.prepare_cached(
         "UPDATE processing_sessions SET worker_id = ?2, status = ?3, device = ?4, \
          frames_processed = ?5, avg_fps = ?6, avg_latency_ms = ?7, error = ?8, stopped_at = ?9, \
-         updated_at = ?10 WHERE id = ?1",
+         updated_at = ?10, last_status_seq = ?11 WHERE id = ?1",
     )
     .and_then(|mut st| {
         st.execute(rusqlite::params![
@@ -304,6 +305,7 @@ pub(super) fn save_session(tx: &Transaction<'_>, s: &Session) -> Result<()> {
             s.error,
             opt_us(s.stopped_at),
             to_us(s.updated_at),
+            i64::try_from(s.last_status_seq).unwrap_or(i64::MAX),
         ])
     })
     .map_err(sqlite_err("update session"))?;
