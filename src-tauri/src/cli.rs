@@ -84,7 +84,8 @@ pub struct SystemArgs {
     /// Concurrent matches of the embedded worker.
     #[arg(long, env = "SPORTZ_WORKER_CAPACITY")]
     pub capacity: Option<u32>,
-    /// Allow video URLs whose host resolves to a private or loopback address.
+    /// Allow video URLs whose host resolves to a private or loopback address (the embedded
+    /// worker's sessions and the calibration stills the API reads).
     #[arg(long, env = "SPORTZ_ALLOW_PRIVATE_SOURCES")]
     pub allow_private_sources: bool,
 }
@@ -141,10 +142,13 @@ pub struct WorkerArgs {
     /// Maximum concurrent matches (default: 1 on a CPU, 4 on a GPU).
     #[arg(long, env = "SPORTZ_WORKER_CAPACITY")]
     pub capacity: Option<u32>,
-    /// Allow video URLs whose host resolves to a private or loopback address (the embedded
-    /// worker's sessions and the calibration stills the API reads).
+    /// Allow video URLs whose host resolves to a private or loopback address.
     #[arg(long, env = "SPORTZ_ALLOW_PRIVATE_SOURCES")]
     pub allow_private_sources: bool,
+    /// Local state: events the bus refused wait in `spool/` here until it is back, also across
+    /// a restart (default: ~/.local/share/sportz). One worker per data dir.
+    #[arg(long, env = "SPORTZ_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
     /// ONNX detector (any YOLO-family layout). Default: the built-in sportz-det, trained on real
     /// broadcast frames and synthetic matches (models/MODEL_CARD.md); `none`: no detection.
     #[arg(long, env = "SPORTZ_MODEL")]

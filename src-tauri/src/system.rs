@@ -129,6 +129,7 @@ pub async fn start(
         settings.source_policy = SourcePolicy {
             allow_private_hosts: args.allow_private_sources,
         };
+        settings.spool_dir = Some(spool_dir(args.data_dir.as_deref()));
         Some(tokio::spawn(sportz_worker::run(
             bus.clone(),
             settings,
@@ -175,6 +176,13 @@ fn api_config(args: &SystemArgs) -> sportz_api::ApiConfig {
     } else {
         config
     }
+}
+
+/// Where a worker keeps the events the bus refused: `spool/` in the data dir.
+pub(crate) fn spool_dir(data_dir: Option<&std::path::Path>) -> PathBuf {
+    data_dir
+        .map_or_else(default_data_dir, std::path::Path::to_path_buf)
+        .join("spool")
 }
 
 /// `--database`, else `sportz.sqlite3` in the data dir (created).

@@ -59,6 +59,12 @@ pub struct WorkerSettings {
     pub gpu: gpu::GpuProbe,
     /// Frame size of the synthetic demo source.
     pub synthetic_size: (u32, u32),
+    /// Where unpublished events wait on disk while the bus is down (`session::spool`), and
+    /// what a previous run left there is published at start; `None`: in memory only. One
+    /// worker per directory.
+    pub spool_dir: Option<std::path::PathBuf>,
+    /// How long the end of a session retries events the bus refused.
+    pub outbox_drain: Duration,
 }
 
 /// A default worker id: host name and process id.
@@ -96,6 +102,8 @@ impl WorkerSettings {
             lease_wait: sportz_contract::keys::LEASE_TTL + Duration::from_secs(2),
             gpu: gpu::GpuProbe::default(),
             synthetic_size: (1280, 720),
+            spool_dir: None,
+            outbox_drain: Duration::from_secs(30),
         }
     }
 }
@@ -129,6 +137,15 @@ pub async fn run(
         device = %settings.analyzers.device(),
         "worker started"
     );
+
+    // events an earlier run could not publish (the bus was down when it ended or died)
+    if let Some(dir) = &settings.spool_dir {
+        tokio::spawn(session::spool::replay(
+            bus.clone(),
+            dir.clone(),
+            shutdown.clone(),
+        ));
+    }
 
     // heartbeat
     let hb = {

@@ -28,6 +28,7 @@ mod control;
 mod lease;
 mod pipeline;
 mod publisher;
+pub(crate) mod spool;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -77,9 +78,10 @@ pub(crate) async fn run(ctx: SessionCtx, started: tokio::sync::oneshot::Sender<(
     );
     let publisher = Arc::new(Publisher::new(
         ctx.bus.clone(),
-        ctx.match_id,
-        ctx.session_id,
+        (ctx.match_id, ctx.session_id),
         ctx.worker_id.clone(),
+        ctx.settings.spool_dir.as_deref(),
+        ctx.settings.outbox_drain,
     ));
     publisher.status(SessionStatus::Starting, None).await;
     let _ = started.send(());

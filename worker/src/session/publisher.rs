@@ -5,9 +5,12 @@
 //! and only here: analysers leave it at 0.
 //!
 //! Frames are live data: one the bus cannot take is gone. Events are kept: those the bus
-//! refuses wait in an outbox (up to [`OUTBOX_CAP`], oldest dropped beyond with a warning) and go
-//! out, in order, before anything else once the bus answers again; at the end of the session
-//! the outbox is retried for up to [`OUTBOX_DRAIN`]. `events_emitted` counts published events.
+//! refuses wait in an outbox (up to [`OUTBOX_CAP`], oldest dropped beyond with an error in the
+//! log) and go out, in order, before anything else once the bus answers again; at the end of the
+//! session the outbox is retried for up to the settings' `outbox_drain`. With a spool directory
+//! the outbox is also on disk ([`super::spool`]), so what is left when the session ends — or
+//! when the worker dies — is published by the next start. `events_emitted` counts published
+//! events.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -19,13 +22,14 @@ use sportz_contract::{Envelope, ErrorData, MatchId, Payload, Sequencer, SessionI
 use tokio::sync::mpsc;
 
 use super::analyser::Analysed;
+use super::spool::Spool;
 use crate::analyzer::AnalyzerError;
 use crate::metrics::SessionMetrics;
 
 /// Events kept while the bus is down.
 pub(crate) const OUTBOX_CAP: usize = 10_000;
-/// How long the end of a session waits for the bus to take the outbox.
-pub(crate) const OUTBOX_DRAIN: Duration = Duration::from_secs(30);
+/// After a failed publish, how long the bus is taken to be down before it is tried again.
+pub(crate) const BUS_RETRY: Duration = Duration::from_secs(1);
 
 /// Publishes the session's messages with one sequence.
 #[derive(Debug)]
@@ -37,16 +41,50 @@ pub(crate) struct Publisher {
     seq: Mutex<Sequencer>,
     /// Rate-limits "bus unavailable" warnings.
     last_warn: Mutex<Option<Instant>>,
-    /// Events not published yet, oldest first.
-    outbox: tokio::sync::Mutex<VecDeque<Envelope>>,
+    /// When a publish last failed: for [`BUS_RETRY`] after it, frames and metrics are not
+    /// offered to the bus and events go straight to the outbox, so a bus that is down (each
+    /// attempt waits for its connect or response timeout) does not stall the pipeline.
+    failed_at: Mutex<Option<Instant>>,
+    /// Events not published yet, oldest first (and their copy on disk).
+    outbox: tokio::sync::Mutex<Outbox>,
+    /// How long the end of the session retries the outbox.
+    drain: Duration,
+}
+
+/// The unpublished events, in memory and (with a spool directory) on disk.
+#[derive(Debug, Default)]
+struct Outbox {
+    queue: VecDeque<Envelope>,
+    spool: Option<Spool>,
+    /// A spool write failed (logged once).
+    spool_failed: bool,
+}
+
+impl Outbox {
+    fn spool_io(&mut self, match_id: MatchId, r: impl FnOnce(&mut Spool) -> std::io::Result<()>) {
+        let Some(spool) = self.spool.as_mut() else {
+            return;
+        };
+        match r(spool) {
+            Ok(()) => self.spool_failed = false,
+            Err(e) if !self.spool_failed => {
+                self.spool_failed = true;
+                tracing::error!(%match_id, "cannot write the events spool (events stay in memory only): {e}");
+            }
+            Err(_) => {}
+        }
+    }
 }
 
 impl Publisher {
+    /// `spool_dir`: where unpublished events are kept on disk (`None`: in memory only);
+    /// `drain`: how long the end of the session retries them.
     pub(crate) fn new(
         bus: ContractBus,
-        match_id: MatchId,
-        session_id: SessionId,
+        (match_id, session_id): (MatchId, SessionId),
         worker_id: String,
+        spool_dir: Option<&std::path::Path>,
+        drain: Duration,
     ) -> Self {
         Self {
             bus,
@@ -55,7 +93,12 @@ impl Publisher {
             worker_id,
             seq: Mutex::new(Sequencer::new()),
             last_warn: Mutex::new(None),
-            outbox: tokio::sync::Mutex::new(VecDeque::new()),
+            failed_at: Mutex::new(None),
+            outbox: tokio::sync::Mutex::new(Outbox {
+                spool: spool_dir.map(|d| Spool::new(d, match_id, session_id)),
+                ..Outbox::default()
+            }),
+            drain,
         }
     }
 
@@ -69,6 +112,24 @@ impl Publisher {
                 sportz_contract::unix_now(),
                 payload,
             )
+    }
+
+    /// Whether a publish failed less than [`BUS_RETRY`] ago.
+    fn bus_down(&self) -> bool {
+        self.failed_at
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some_and(|t| t.elapsed() < BUS_RETRY)
+    }
+
+    /// Publishes one envelope, remembering whether the bus took it.
+    async fn publish(&self, env: &Envelope) -> Result<(), sportz_bus::BusError> {
+        let r = self.bus.publish(env).await;
+        *self
+            .failed_at
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = r.is_err().then(Instant::now);
+        r
     }
 
     fn warn(&self, what: &str, e: &sportz_bus::BusError) {
@@ -99,7 +160,7 @@ impl Publisher {
                 Duration::ZERO
             };
         loop {
-            match self.bus.publish(&env).await {
+            match self.publish(&env).await {
                 Ok(()) => return,
                 Err(e) if Instant::now() < deadline => {
                     self.warn("a status", &e);
@@ -115,14 +176,18 @@ impl Publisher {
             code: code.to_owned(),
             message: message.to_owned(),
         }));
-        if let Err(e) = self.bus.publish(&env).await {
+        if let Err(e) = self.publish(&env).await {
             self.warn("an error", &e);
         }
     }
 
+    /// Live data (frames, metrics): sent when the bus is believed up, else gone.
     async fn send(&self, payload: Payload, what: &str) {
         let env = self.envelope(payload);
-        if let Err(e) = self.bus.publish(&env).await {
+        if self.bus_down() {
+            return;
+        }
+        if let Err(e) = self.publish(&env).await {
             self.warn(what, &e);
         }
     }
@@ -130,13 +195,19 @@ impl Publisher {
     /// Publishes the outbox, then `events`, stopping at the first refusal (what is left waits
     /// in the outbox, in order). Returns how many events went out.
     async fn send_events(&self, events: Vec<sportz_contract::EventData>) -> usize {
-        let mut outbox = self.outbox.lock().await;
-        outbox.extend(events.into_iter().map(|e| self.envelope(Payload::Event(e))));
+        let mut guard = self.outbox.lock().await;
+        let outbox = &mut *guard;
+        let held = outbox.queue.len(); // already on disk, when spooling
+        outbox
+            .queue
+            .extend(events.into_iter().map(|e| self.envelope(Payload::Event(e))));
         let mut sent = 0;
-        while let Some(env) = outbox.front() {
-            match self.bus.publish(env).await {
+        // while the bus is known to be down the new events only join the outbox
+        let try_now = !self.bus_down();
+        while let Some(env) = outbox.queue.front().filter(|_| try_now) {
+            match self.publish(env).await {
                 Ok(()) => {
-                    outbox.pop_front();
+                    outbox.queue.pop_front();
                     sent += 1;
                 }
                 Err(e) => {
@@ -145,21 +216,38 @@ impl Publisher {
                 }
             }
         }
-        if outbox.len() > OUTBOX_CAP {
-            let drop = outbox.len() - OUTBOX_CAP;
-            outbox.drain(..drop);
-            tracing::warn!(match_id = %self.match_id, dropped = drop, "the bus has been down too long: oldest unpublished events dropped");
+        let mut dropped = 0;
+        if outbox.queue.len() > OUTBOX_CAP {
+            dropped = outbox.queue.len() - OUTBOX_CAP;
+            outbox.queue.drain(..dropped);
+            tracing::error!(match_id = %self.match_id, dropped, "the bus has been down too long: the oldest unpublished events are dropped");
         }
-        if sent > 0 && !outbox.is_empty() {
-            tracing::info!(match_id = %self.match_id, waiting = outbox.len(), "events still waiting for the bus");
+        // keep the file equal to the queue: append the new ones while nothing went out, else
+        // write what is left (once, when the bus comes back); nothing when nothing waits
+        let m = self.match_id;
+        if outbox.queue.is_empty() {
+            if held > 0 {
+                outbox.spool_io(m, Spool::clear);
+            }
+        } else if sent == 0 && dropped == 0 {
+            if outbox.queue.len() > held {
+                let new: Vec<Envelope> = outbox.queue.iter().skip(held).cloned().collect();
+                outbox.spool_io(m, |s| s.append(new.iter()));
+            }
+        } else {
+            let queue = outbox.queue.clone();
+            outbox.spool_io(m, |s| s.rewrite(&queue));
+        }
+        if sent > 0 && !outbox.queue.is_empty() {
+            tracing::info!(match_id = %self.match_id, waiting = outbox.queue.len(), "events still waiting for the bus");
         }
         sent
     }
 
-    /// At the end of a session: retries the outbox until it is empty or `OUTBOX_DRAIN` passed;
+    /// At the end of a session: retries the outbox until it is empty or the drain time passed;
     /// returns (published, left unpublished).
     async fn drain_events(&self, metrics: &Mutex<SessionMetrics>) -> (usize, usize) {
-        let deadline = Instant::now() + OUTBOX_DRAIN;
+        let deadline = Instant::now() + self.drain;
         let mut published = 0;
         loop {
             let n = self.send_events(Vec::new()).await;
@@ -168,9 +256,14 @@ impl Publisher {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .events_published(n);
-            let left = self.outbox.lock().await.len();
+            let (left, spooled) = {
+                let o = self.outbox.lock().await;
+                (o.queue.len(), o.spool.is_some() && !o.spool_failed)
+            };
             if left == 0 || Instant::now() >= deadline {
-                if left > 0 {
+                if left > 0 && spooled {
+                    tracing::warn!(match_id = %self.match_id, waiting = left, "the bus did not come back: events kept in the spool, published at the worker's next start");
+                } else if left > 0 {
                     tracing::error!(match_id = %self.match_id, lost = left, "the bus did not come back: events lost");
                 }
                 return (published, left);

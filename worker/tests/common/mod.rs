@@ -14,6 +14,8 @@ use sportz_contract::{Control, Envelope, FrameData, MatchId, Payload, SessionId,
 use sportz_worker::{PassThroughFactory, SourcePolicy, WorkerSettings};
 use tokio_util::sync::CancellationToken;
 
+pub mod events;
+
 /// Makes a test clip with ffmpeg's test source: `secs` seconds at `fps`, 320×240.
 pub fn make_clip(dir: &Path, name: &str, secs: u32, fps: u32) -> PathBuf {
     sportz_testkit::TestClip::new(secs, fps).make(&dir.join(name))

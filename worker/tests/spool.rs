@@ -1,0 +1,104 @@
+//! Events survive the worker stopping while Redis is down: a real `redis-server` is killed
+//! mid-session, the worker keeps the refused events in its spool directory and is shut down
+//! before Redis returns; a new worker on the same directory publishes them once Redis is back,
+//! each exactly once, and removes the file.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::events::{EventEveryFifth, collect_events};
+use common::*;
+use sportz_bus::Bus;
+use sportz_contract::status::SessionStatus;
+use sportz_contract::{Envelope, MatchId, Payload};
+
+/// The event frame numbers in the spool files of `dir`.
+fn spooled(dir: &Path) -> Vec<u64> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut frames = Vec::new();
+    for e in entries.filter_map(Result::ok) {
+        if e.path().extension().is_some_and(|x| x == "jsonl") {
+            for line in std::fs::read_to_string(e.path()).unwrap().lines() {
+                if let Ok(Envelope {
+                    payload: Payload::Event(ev),
+                    ..
+                }) = Envelope::from_json(line)
+                {
+                    frames.push(ev.frame_number);
+                }
+            }
+        }
+    }
+    frames
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_spooled_while_redis_is_down_are_published_by_the_next_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let spool_dir = dir.path().join("spool");
+    // 8 s at 10 fps in real time: an event every 5 frames
+    let clip = make_clip(dir.path(), "clip.mp4", 8, 10);
+    let (bus, mut server) = redis_bus().await;
+
+    let mut settings = fast_settings("spool-a");
+    settings.analyzers = Arc::new(EventEveryFifth);
+    settings.spool_dir = Some(spool_dir.clone());
+    settings.outbox_drain = Duration::from_secs(1);
+    let worker_a = spawn_worker(&bus, settings);
+    let m = MatchId::generate();
+    let mut watch = Watch::new(&bus, m).await;
+    start(&bus, m, file_config(&clip, true)).await;
+    watch.status(20, SessionStatus::Processing).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    // Redis goes away; the events of the next seconds can only go to the spool
+    server.kill();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while spooled(&spool_dir).len() < 4 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "nothing spooled in {}",
+            spool_dir.display()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // the worker stops while Redis is still down: its outbox cannot drain
+    drop(worker_a);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let kept: BTreeSet<u64> = spooled(&spool_dir).into_iter().collect();
+    assert!(kept.len() >= 4, "spooled: {kept:?}");
+
+    // Redis is back (empty); a new worker on the same spool directory publishes the events
+    server.restart();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let raw: Arc<dyn Bus> = Arc::new(sportz_bus::RedisBus::connect(&server.url()).await.unwrap());
+    let reader = tokio::spawn(collect_events(raw, stop_rx));
+    tokio::time::sleep(Duration::from_millis(500)).await; // the reader's group exists
+    let mut settings = fast_settings("spool-b");
+    settings.spool_dir = Some(spool_dir.clone());
+    let _worker_b = spawn_worker(&bus, settings);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    while !spooled(&spool_dir).is_empty() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the spool was not replayed: {:?}",
+            spooled(&spool_dir)
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    stop_tx.send(true).unwrap();
+    let seen = reader.await.unwrap();
+    let distinct: BTreeSet<u64> = seen.iter().copied().collect();
+    assert_eq!(
+        distinct, kept,
+        "every spooled event reached events:stream: {seen:?}"
+    );
+    assert_eq!(seen.len(), distinct.len(), "none twice: {seen:?}");
+}
