@@ -328,3 +328,27 @@ async fn the_synthetic_demo_source_plays_live_and_resumes_where_it_paused() {
     set_control(&bus, m, s, DesiredState::Stopped).await;
     watch.status(5, SessionStatus::Stopped).await;
 }
+
+/// A takeover's session resumes where the lost worker was: `start_at` of a file.
+#[tokio::test]
+async fn a_session_with_start_at_resumes_the_file_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = make_clip(dir.path(), "clip.mp4", 2, 10);
+    let bus = memory_bus();
+    let _w = spawn_worker(&bus, fast_settings("resume"));
+    let m = MatchId::generate();
+    let mut watch = Watch::new(&bus, m).await;
+    let mut config = file_config(&clip, false);
+    config.start_at = Some(1.2);
+    start(&bus, m, config).await;
+    watch.status(20, SessionStatus::Completed).await;
+    let frames = watch.frames();
+    assert_eq!(frames.len(), 8, "frames 12..19 of a 2 s clip at 10 fps");
+    assert_eq!(frames[0].frame_number, 12);
+    assert!(
+        (frames[0].video_timestamp - 1.2).abs() < 1e-6,
+        "{:?}",
+        frames[0]
+    );
+    assert_eq!(frames.last().unwrap().frame_number, 19);
+}

@@ -314,6 +314,98 @@ async fn fail(state: &AppState, session: SessionId, why: String) -> Result<(), S
     Ok(())
 }
 
+/// Failover: the lost session's match goes to another live worker with room (by heartbeat), in
+/// a new session that supersedes the lost one — a file or HTTP video resumes at the last frame
+/// the lost worker published (events of frames seen twice keep their ids, so the store keeps
+/// them once), a live stream rejoins. The match is `starting` again with a status message
+/// saying it was taken over. `Ok(false)`: no worker has room.
+async fn take_over(
+    state: &AppState,
+    m: &sportz_store::Match,
+    lost: SessionId,
+) -> Result<bool, String> {
+    let lost_worker = state
+        .store
+        .get_session(lost)
+        .await
+        .map_err(|e| e.to_string())?
+        .worker_id;
+    let workers = state.bus.heartbeats().await.map_err(|e| e.to_string())?;
+    let Some(spare) = workers.iter().find(|w| {
+        Some(&w.worker_id) != lost_worker.as_ref()
+            && u32::try_from(w.active_matches.len()).unwrap_or(u32::MAX) < w.capacity
+    }) else {
+        return Ok(false);
+    };
+    let Some(mut config) = m.session_config() else {
+        return Ok(false);
+    };
+    let resumable = matches!(
+        config.source,
+        sportz_contract::VideoSource::File(_) | sportz_contract::VideoSource::Http(_)
+    );
+    let at = if resumable {
+        match state
+            .bus
+            .last_frame(&m.id)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            Some(env) if env.session_id == Some(lost) => match &env.payload {
+                Payload::Frame(f) => Some(f.video_timestamp),
+                _ => None,
+            },
+            _ => None,
+        }
+    } else {
+        None
+    };
+    config.start_at = at;
+    let (_, session) = crate::service::sessions::start_session(state, m, config)
+        .await
+        .map_err(|e| e.to_string())?;
+    let from = lost_worker.as_deref().unwrap_or("an unknown worker");
+    let message = match at {
+        Some(t) => format!(
+            "taken over from {from} (its lease expired) by {}, resuming at {t:.1} s",
+            spare.worker_id
+        ),
+        None => format!(
+            "taken over from {from} (its lease expired) by {}",
+            spare.worker_id
+        ),
+    };
+    tracing::warn!(match_id = %m.id, %lost, %session, "{message}");
+    let update = SessionStatusUpdate {
+        message: Some(message.clone()),
+        ..SessionStatusUpdate::new(session, SessionStatus::Starting)
+    };
+    let outcome = state
+        .store
+        .apply_session_status(update, Some(DesiredState::Running))
+        .await
+        .map_err(|e| e.to_string())?;
+    if let StatusDecision::Apply(ms) = outcome.decision {
+        let from = StatusData {
+            status: Some(SessionStatus::Starting),
+            match_status: None,
+            message: Some(message),
+            worker_id: None,
+        };
+        publish_match_status(
+            state,
+            &outcome.match_row,
+            Some(session),
+            Some(SessionStatus::Starting),
+            ms,
+            &from,
+        )
+        .await;
+        crate::service::announce_match_updated(state, &outcome.match_row).await;
+    }
+    Ok(true)
+}
+
 async fn check_once(state: &AppState, missed: &mut HashMap<SessionId, u32>) -> Result<(), String> {
     let mut seen = Vec::new();
     for status in [
@@ -365,12 +457,25 @@ async fn check_once(state: &AppState, missed: &mut HashMap<SessionId, u32>) -> R
                     *n += 1;
                     if *n >= 2 {
                         missed.remove(&session);
-                        fail(
-                            state,
-                            session,
-                            "worker lost: its lease expired; restart the session".to_owned(),
-                        )
-                        .await?;
+                        match take_over(state, m, session).await {
+                            Ok(true) => {}
+                            Ok(false) => {
+                                fail(
+                                    state,
+                                    session,
+                                    "worker lost: its lease expired and no other worker has room; restart the session".to_owned(),
+                                )
+                                .await?;
+                            }
+                            Err(e) => {
+                                fail(
+                                    state,
+                                    session,
+                                    format!("worker lost: its lease expired and the takeover failed ({e}); restart the session"),
+                                )
+                                .await?;
+                            }
+                        }
                     }
                 }
             }

@@ -10,24 +10,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use serde_json::{Value, json};
 use sportz_contract::status::SessionStatus;
-use sportz_contract::{Envelope, EventId, MatchId, Payload, SessionId};
-
-fn fixture(name: &str) -> Value {
-    let p = format!(
-        "{}/../sportz-contract/tests/fixtures/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
-/// A contract envelope from a fixture, re-addressed.
-fn envelope(name: &str, m: &str, s: &str, seq: u64) -> Envelope {
-    let mut v = fixture(name);
-    v["match_id"] = json!(m);
-    v["session_id"] = json!(s);
-    v["seq"] = json!(seq);
-    Envelope::from_value(v).unwrap()
-}
+use sportz_contract::{EventId, MatchId, Payload, SessionId};
 
 #[tokio::test]
 async fn global_messages_reach_everyone_commentary_only_its_room() {

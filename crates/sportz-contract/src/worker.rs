@@ -64,6 +64,10 @@ pub struct SessionConfig {
     pub enable_teams: bool,
     #[serde(default = "yes")]
     pub enable_events: bool,
+    /// Seconds into a file or HTTP video to start from (a takeover resumes where the lost
+    /// worker was); `null`: the beginning. Live streams ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<f64>,
 }
 
 const fn yes() -> bool {
@@ -87,6 +91,7 @@ impl SessionConfig {
             enable_tracking: true,
             enable_teams: true,
             enable_events: true,
+            start_at: None,
         }
     }
 }

@@ -124,6 +124,7 @@ impl Match {
             enable_tracking: s.enable_tracking,
             enable_teams: s.enable_teams,
             enable_events: s.enable_events,
+            start_at: None,
         })
     }
 }

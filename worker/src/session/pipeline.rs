@@ -69,7 +69,15 @@ pub(super) async fn run_pipeline(
         stages: &mut stages,
         offline: !ctx.config.realtime && matches!(ctx.config.source, VideoSource::File(_)),
         probe: None,
-        position: 0.0,
+        // a takeover resumes a file or HTTP video where the lost worker was
+        position: match &ctx.config.source {
+            VideoSource::File(_) | VideoSource::Http(_) => ctx
+                .config
+                .start_at
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .unwrap_or(0.0),
+            _ => 0.0,
+        },
         attempts: 0,
         processing: false,
         last_detail: String::new(),

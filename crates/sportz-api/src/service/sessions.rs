@@ -125,6 +125,20 @@ async fn new_session(state: &AppState, m: &Match) -> ApiResult<Match> {
     let config = m
         .session_config()
         .ok_or_else(|| refusal(Action::Start, m))?;
+    start_session(state, m, config).await.map(|(m, _)| m)
+}
+
+/// Starts a new session of `m` with `config` (the match's current one is superseded): the
+/// session row, the control key, the start command. Also the watchdog's takeover.
+///
+/// # Errors
+/// The store refuses the session, or the bus the control key or the command (the session is
+/// then failed with that message).
+pub(crate) async fn start_session(
+    state: &AppState,
+    m: &Match,
+    config: sportz_contract::worker::SessionConfig,
+) -> ApiResult<(Match, SessionId)> {
     let s = SessionId::generate();
     state.store.create_session(m.id, s).await?;
     let sent = async {
@@ -163,7 +177,7 @@ async fn new_session(state: &AppState, m: &Match) -> ApiResult<Match> {
             .await;
         return Err(e.into());
     }
-    Ok(state.store.get_match(m.id).await?)
+    Ok((state.store.get_match(m.id).await?, s))
 }
 
 /// A match's sessions, newest first.

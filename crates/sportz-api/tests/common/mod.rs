@@ -224,3 +224,21 @@ pub fn status_env(m: &str, s: &str, status: SessionStatus) -> Envelope {
         }),
     }
 }
+
+/// A golden fixture of the contract crate.
+pub fn fixture(name: &str) -> Value {
+    let p = format!(
+        "{}/../sportz-contract/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// A contract envelope from a fixture, re-addressed.
+pub fn envelope(name: &str, m: &str, s: &str, seq: u64) -> Envelope {
+    let mut v = fixture(name);
+    v["match_id"] = json!(m);
+    v["session_id"] = json!(s);
+    v["seq"] = json!(seq);
+    Envelope::from_value(v).unwrap()
+}
