@@ -351,4 +351,13 @@ async fn a_session_with_start_at_resumes_the_file_there() {
         frames[0]
     );
     assert_eq!(frames.last().unwrap().frame_number, 19);
+    let processing = watch
+        .statuses()
+        .into_iter()
+        .find(|(s, _)| *s == SessionStatus::Processing)
+        .unwrap();
+    assert_eq!(
+        processing.1.as_deref(),
+        Some("resumed at 1.2 s of the video")
+    );
 }

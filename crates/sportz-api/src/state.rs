@@ -34,6 +34,9 @@ pub struct ApiConfig {
     pub ping_interval: Duration,
     /// A start nobody picked up within this is failed.
     pub start_timeout: Duration,
+    /// How often the watchdog looks for lost workers: a lease gone on two looks in a row is a
+    /// lost worker (taken over or failed), so with the contract's 8 s lease a takeover starts
+    /// within about 8 s + 2 × this.
     pub watchdog_every: Duration,
     /// Reliable messages a client may have unsent before it is closed with 4008.
     pub client_queue: usize,
@@ -56,7 +59,7 @@ impl Default for ApiConfig {
             ws_rate: ratelimit::Rate::new(5, Duration::from_secs(2)),
             ping_interval: Duration::from_secs(30),
             start_timeout: Duration::from_secs(45),
-            watchdog_every: Duration::from_secs(5),
+            watchdog_every: Duration::from_secs(1),
             client_queue: 1024,
             max_message_bytes: 1 << 20,
             source_policy: sportz_guard::SourcePolicy::default(),

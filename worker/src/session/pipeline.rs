@@ -69,6 +69,7 @@ pub(super) async fn run_pipeline(
         stages: &mut stages,
         offline: !ctx.config.realtime && matches!(ctx.config.source, VideoSource::File(_)),
         probe: None,
+        resumed_said: false,
         // a takeover resumes a file or HTTP video where the lost worker was
         position: match &ctx.config.source {
             VideoSource::File(_) | VideoSource::Http(_) => ctx
@@ -144,6 +145,8 @@ struct Reader<'a> {
     probe: Option<Probe>,
     /// Where the next (re)start resumes, in video seconds.
     position: f64,
+    /// Whether the first `processing` was published (it says where a resumed session began).
+    resumed_said: bool,
     /// Reconnect attempts since the last frame.
     attempts: u32,
     /// Whether `processing` was published since the last (re)start.
@@ -329,7 +332,13 @@ impl Reader<'_> {
         if !self.processing {
             self.processing = true;
             self.attempts = 0;
-            self.publisher.status(SessionStatus::Processing, None).await;
+            // the first `processing` of a session that resumed a video says where (a takeover)
+            let resumed = (!self.resumed_said && self.position > 0.0 && f.frame_number > 0)
+                .then(|| format!("resumed at {:.1} s of the video", f.video_timestamp));
+            self.resumed_said = true;
+            self.publisher
+                .status(SessionStatus::Processing, resumed)
+                .await;
         }
         let config = &self.ctx.config;
         let fps = config
