@@ -1,7 +1,7 @@
 //! Events survive the worker stopping while Redis is down: a real `redis-server` is killed
-//! mid-session, the worker keeps the refused events in its spool directory and is shut down
-//! before Redis returns; a new worker on the same directory publishes them once Redis is back,
-//! each exactly once, and removes the file.
+//! mid-session, the worker keeps the refused events (and then its final status) in its spool
+//! directory and is shut down before Redis returns; a new worker on the same directory
+//! publishes them once Redis is back, each exactly once, and removes the file.
 
 mod common;
 
@@ -15,6 +15,28 @@ use common::*;
 use sportz_bus::Bus;
 use sportz_contract::status::SessionStatus;
 use sportz_contract::{Envelope, MatchId, Payload};
+
+/// The statuses in the spool files of `dir`.
+fn spooled_statuses(dir: &Path) -> Vec<SessionStatus> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in entries.filter_map(Result::ok) {
+        if e.path().extension().is_some_and(|x| x == "jsonl") {
+            for line in std::fs::read_to_string(e.path()).unwrap().lines() {
+                if let Ok(Envelope {
+                    payload: Payload::Status(st),
+                    ..
+                }) = Envelope::from_json(line)
+                {
+                    out.extend(st.status);
+                }
+            }
+        }
+    }
+    out
+}
 
 /// The event frame numbers in the spool files of `dir`.
 fn spooled(dir: &Path) -> Vec<u64> {
@@ -68,9 +90,18 @@ async fn events_spooled_while_redis_is_down_are_published_by_the_next_worker() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    // the worker stops while Redis is still down: its outbox cannot drain
+    // the worker stops while Redis is still down: its outbox cannot drain, and the session's
+    // last status (failed: the worker shut down) waits in the spool behind the events
     drop(worker_a);
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !spooled_statuses(&spool_dir).iter().any(|s| s.is_terminal()) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no final status spooled: {:?}",
+            spooled_statuses(&spool_dir)
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let kept: BTreeSet<u64> = spooled(&spool_dir).into_iter().collect();
     assert!(kept.len() >= 4, "spooled: {kept:?}");
 

@@ -143,8 +143,10 @@ impl Publisher {
         }
     }
 
-    /// Publishes a status; terminal statuses are retried for up to a minute while the bus is
-    /// down, so the API learns how the session ended.
+    /// Publishes a status, in order with the events: when events wait for the bus, or the bus
+    /// was just refusing, it joins them in the outbox (and the spool). A terminal status is
+    /// retried for the drain time first (the events ahead of it go out first), so the API learns
+    /// how the session ended; one the bus still refuses waits in the spool for the next start.
     pub(crate) async fn status(&self, status: SessionStatus, message: Option<String>) {
         tracing::info!(match_id = %self.match_id, session_id = %self.session_id, status = status.as_str(), message = message.as_deref().unwrap_or(""), "session status");
         let env = self.envelope(Payload::Status(StatusData {
@@ -155,19 +157,28 @@ impl Publisher {
         }));
         let deadline = Instant::now()
             + if status.is_terminal() {
-                Duration::from_secs(60)
+                self.drain
             } else {
                 Duration::ZERO
             };
         loop {
-            match self.publish(&env).await {
-                Ok(()) => return,
-                Err(e) if Instant::now() < deadline => {
-                    self.warn("a status", &e);
-                    tokio::time::sleep(Duration::from_millis(500)).await;
+            {
+                let mut outbox = self.outbox.lock().await;
+                if outbox.queue.is_empty() && !self.bus_down() {
+                    match self.publish(&env).await {
+                        Ok(()) => return,
+                        Err(e) => self.warn("a status (kept to retry)", &e),
+                    }
                 }
-                Err(e) => return self.warn("a status", &e),
+                if Instant::now() >= deadline {
+                    outbox.queue.push_back(env.clone());
+                    outbox.spool_io(self.match_id, |s| s.append([&env]));
+                    return;
+                }
             }
+            // what waits ahead of it goes first
+            self.send_events(Vec::new()).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
         }
     }
 
@@ -193,7 +204,8 @@ impl Publisher {
     }
 
     /// Publishes the outbox, then `events`, stopping at the first refusal (what is left waits
-    /// in the outbox, in order). Returns how many events went out.
+    /// in the outbox, in order). Returns how many events went out (statuses that waited with
+    /// them are not counted).
     async fn send_events(&self, events: Vec<sportz_contract::EventData>) -> usize {
         let mut guard = self.outbox.lock().await;
         let outbox = &mut *guard;
@@ -201,12 +213,16 @@ impl Publisher {
         outbox
             .queue
             .extend(events.into_iter().map(|e| self.envelope(Payload::Event(e))));
-        let mut sent = 0;
+        // published envelopes, and of those events (statuses may wait in the outbox too)
+        let (mut sent, mut events_sent) = (0, 0);
         // while the bus is known to be down the new events only join the outbox
         let try_now = !self.bus_down();
         while let Some(env) = outbox.queue.front().filter(|_| try_now) {
             match self.publish(env).await {
                 Ok(()) => {
+                    if matches!(env.payload, Payload::Event(_)) {
+                        events_sent += 1;
+                    }
                     outbox.queue.pop_front();
                     sent += 1;
                 }
@@ -241,7 +257,7 @@ impl Publisher {
         if sent > 0 && !outbox.queue.is_empty() {
             tracing::info!(match_id = %self.match_id, waiting = outbox.queue.len(), "events still waiting for the bus");
         }
-        sent
+        events_sent
     }
 
     /// At the end of a session: retries the outbox until it is empty or the drain time passed;
