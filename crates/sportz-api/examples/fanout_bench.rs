@@ -9,6 +9,8 @@
 //!     --token T --pid PID --clients 1000 --rates 20,50,100,200 --seconds 10
 //!
 //! Prints one `result` line per rate (machine-readable `key=value` pairs) and a summary.
+//! `--stalled N` adds N clients that subscribe and never read (a stalled browser); they are not
+//! counted, and the others' latency shows whether they slow anyone down.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -132,6 +134,8 @@ async fn main() {
     let clients: usize = arg("--clients", "1000").parse().expect("--clients N");
     let seconds: f64 = arg("--seconds", "10").parse().expect("--seconds S");
     let label = arg("--label", "server");
+    // clients that subscribe and then never read (a stalled browser): the others must not notice
+    let stalled: usize = arg("--stalled", "0").parse().expect("--stalled N");
     let rates: Vec<f64> = arg("--rates", "20,50,100,200")
         .split(',')
         .map(|r| {
@@ -219,6 +223,15 @@ async fn main() {
         < clients as u64
     {
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut stalled_sockets = Vec::with_capacity(stalled);
+    for _ in 0..stalled {
+        let (mut ws, _) = tokio_tungstenite::connect_async(&ws_url)
+            .await
+            .expect("a stalled client connects");
+        let sub = json!({"type": "subscribe", "matchId": m}).to_string();
+        ws.send(Message::Text(sub.into())).await.expect("subscribe");
+        stalled_sockets.push(ws); // never read again
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     let rss_connected = rss_kb(pid);
@@ -312,6 +325,7 @@ async fn main() {
         );
         seq += posts;
     }
+    drop(stalled_sockets);
     sh.stop.store(true, Ordering::Relaxed);
     for t in tasks {
         t.abort();
