@@ -89,7 +89,8 @@ struct Stream {
 /// batches (its own pending entries first, as the bus's consumer does after a restart) until
 /// shutdown. Each entry goes to `handle`: `Ok` acks it (the entry was stored, or can never be and
 /// was logged), `Err` is transient: the entry stays pending, the rest of the batch is left, and
-/// after a pause the loop reads again from the pending entries.
+/// after a pause the loop reads this consumer's pending entries again first (the failed one and
+/// the rest of its batch, in order), then new ones.
 async fn consume(
     state: &AppState,
     stream: Stream,
@@ -135,8 +136,11 @@ async fn consume(
                 }
                 Err(e) => {
                     tracing::warn!("{what} {} left pending: {e}", item.id);
+                    // this entry and the rest of the batch are pending under this consumer:
+                    // read them again first, in order, before anything newer
+                    consumer.reread_pending();
                     pause(state, RETRY).await;
-                    break; // re-read it (own pending entries come first after a restart)
+                    break;
                 }
             }
         }

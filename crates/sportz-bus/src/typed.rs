@@ -52,6 +52,13 @@ pub struct StreamConsumer {
 }
 
 impl StreamConsumer {
+    /// Makes the next read start again from this consumer's own pending entries (delivered,
+    /// not acked), oldest first: after a transient failure the entry that failed and the rest
+    /// of its batch come back at once and in order, not only when claimed as idle much later.
+    pub fn reread_pending(&mut self) {
+        self.pending_done = false;
+    }
+
     /// Next entries (up to `count`), waiting up to `block` for new ones.
     ///
     /// # Errors

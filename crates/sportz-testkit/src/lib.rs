@@ -206,26 +206,48 @@ impl PgServer {
             .output()
             .expect("run initdb");
         assert!(out.status.success(), "initdb failed: {out:?}");
-        let port = free_port();
+        let server = Self {
+            port: free_port(),
+            data,
+            bin,
+            _dir: dir,
+        };
+        server.run_pg_ctl_start();
+        server
+    }
+
+    fn run_pg_ctl_start(&self) {
         let opts = format!(
-            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
-            data.display()
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            self.port,
+            self.data.display()
         );
-        let out = pg_command(&bin.join("pg_ctl"))
+        let out = pg_command(&self.bin.join("pg_ctl"))
             .arg("-D")
-            .arg(&data)
+            .arg(&self.data)
             .args(["-o", &opts, "-l"])
-            .arg(data.join("log"))
+            .arg(self.data.join("log"))
             .args(["-w", "start"])
             .output()
             .expect("run pg_ctl");
         assert!(out.status.success(), "pg_ctl start failed: {out:?}");
-        Self {
-            port,
-            data,
-            bin,
-            _dir: dir,
-        }
+    }
+
+    /// Stops the server at once (`pg_ctl -m immediate`: like a crash), keeping its data.
+    pub fn stop(&self) {
+        let _ = pg_command(&self.bin.join("pg_ctl"))
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-m", "immediate", "-w", "stop"])
+            .output();
+    }
+
+    /// Starts it again on the same port and data.
+    ///
+    /// # Panics
+    /// When it does not start.
+    pub fn restart(&self) {
+        self.run_pg_ctl_start();
     }
 
     /// `postgres://postgres@127.0.0.1:<port>/postgres`.
