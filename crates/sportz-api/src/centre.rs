@@ -94,6 +94,16 @@ impl CentreHub {
         }
     }
 
+    /// Sends `msg` to every client of this instance and closes each with `code`: broadcasts were
+    /// interrupted, so they reconnect and re-sync rather than miss them silently.
+    pub fn close_all(&self, msg: &Text, code: u16, reason: &str) {
+        let targets: Vec<Arc<ClientQueue>> = self.lock().clients.values().cloned().collect();
+        for q in targets {
+            q.push(msg.clone());
+            q.close(code, reason);
+        }
+    }
+
     /// (clients, rooms) — for tests and metrics.
     pub fn sizes(&self) -> (usize, usize) {
         let s = self.lock();

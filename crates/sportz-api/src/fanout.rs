@@ -1,7 +1,10 @@
 //! Match-centre broadcasts across API instances. Every broadcast is published on the bus —
 //! global messages on `sportz:broadcast`, commentary on `match:{id}:commentary` — and every
 //! instance relays what it receives to its own `/ws` clients. One instance or ten, a client on
-//! instance A receives what was created on instance B.
+//! instance A receives what was created on instance B. When the subscription is lost, every
+//! `/ws` client gets an `error` and is closed with 1011, and when it is back every client (also
+//! those that connected meanwhile) is closed with 1012: each reconnects and re-reads what it may
+//! have missed (the web UI re-fetches scores and commentary on reconnect).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,6 +15,9 @@ use sportz_contract::match_centre::ServerMessage;
 
 use crate::error::ApiResult;
 use crate::state::AppState;
+
+/// Close code for the clients of an outage that is over: reconnect (at once) and re-sync.
+pub const CLOSE_SERVICE_RESTART: u16 = 1012;
 
 /// Publishes a match-centre message for every instance.
 ///
@@ -76,12 +82,33 @@ pub async fn run(state: Arc<AppState>) {
                         .fanout_ready
                         .store(false, std::sync::atomic::Ordering::SeqCst);
                     tracing::warn!("match-centre fan-out: {why}");
+                    // what is broadcast meanwhile would be lost on them: they are told and
+                    // closed, reconnect with back-off and re-read scores and commentary
+                    let msg = ServerMessage::Error {
+                        message: format!(
+                            "match-centre broadcasts interrupted ({why}); reconnect and re-sync"
+                        ),
+                    };
+                    state.centre.close_all(
+                        &crate::queue::Text::from(msg.to_json()),
+                        crate::relay::CLOSE_BUS_UNAVAILABLE,
+                        "bus unavailable",
+                    );
                 }
                 Some(SubEvent::Reconnected) => {
                     state
                         .fanout_ready
                         .store(true, std::sync::atomic::Ordering::SeqCst);
                     tracing::info!("match-centre fan-out resubscribed");
+                    // clients that connected during the outage missed its broadcasts too
+                    let msg = ServerMessage::Error {
+                        message: "match-centre broadcasts resumed; reconnect and re-sync".into(),
+                    };
+                    state.centre.close_all(
+                        &crate::queue::Text::from(msg.to_json()),
+                        CLOSE_SERVICE_RESTART,
+                        "broadcasts resumed: re-sync",
+                    );
                 }
             }
         }

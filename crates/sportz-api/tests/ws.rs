@@ -225,11 +225,26 @@ async fn redis_stopped_gives_an_error_then_1011_and_recovers() {
     let m = s.synthetic_match().await["id"].as_str().unwrap().to_owned();
     let mut live = connect(&format!("{}/ws/matches/{m}", s.ws)).await;
     assert_eq!(recv(&mut live, 5).await["type"], "status");
+    let mut centre = connect(&format!("{}/ws", s.ws)).await;
+    recv_type(&mut centre, "welcome", 5).await;
 
     redis.kill();
     let err = recv_type(&mut live, "error", 10).await;
     assert_eq!(err["data"]["code"], "bus_unavailable", "{err}");
     assert_eq!(close_code(&mut live, 5).await.0, 1011);
+    // a match-centre client is told too (broadcasts meanwhile would be lost on it) and closed,
+    // so it reconnects and re-syncs
+    let err = recv_type(&mut centre, "error", 10).await;
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("broadcasts interrupted"),
+        "{err}"
+    );
+    assert_eq!(close_code(&mut centre, 5).await.0, 1011);
+    let mut centre_during = connect(&format!("{}/ws", s.ws)).await;
+    recv_type(&mut centre_during, "welcome", 5).await;
     // a client connecting while Redis is down gets the same
     let mut late = connect(&format!("{}/ws/matches/{m}", s.ws)).await;
     let err = recv(&mut late, 10).await;
@@ -254,6 +269,9 @@ async fn redis_stopped_gives_an_error_then_1011_and_recovers() {
     }
     let (code, _) = s.get("/health").await;
     assert_eq!(code, 200);
+    // a match-centre client that connected during the outage is told to re-sync once the
+    // broadcasts are back
+    assert_eq!(close_code(&mut centre_during, 20).await.0, 1012);
 }
 
 #[tokio::test]
