@@ -96,11 +96,9 @@ pub async fn run(state: Arc<AppState>) {
                     );
                 }
                 Some(SubEvent::Reconnected) => {
-                    state
-                        .fanout_ready
-                        .store(true, std::sync::atomic::Ordering::SeqCst);
                     tracing::info!("match-centre fan-out resubscribed");
-                    // clients that connected during the outage missed its broadcasts too
+                    // clients that connected during the outage missed its broadcasts too; then
+                    // ready (a client that connects once it is ready misses nothing)
                     let msg = ServerMessage::Error {
                         message: "match-centre broadcasts resumed; reconnect and re-sync".into(),
                     };
@@ -109,6 +107,9 @@ pub async fn run(state: Arc<AppState>) {
                         CLOSE_SERVICE_RESTART,
                         "broadcasts resumed: re-sync",
                     );
+                    state
+                        .fanout_ready
+                        .store(true, std::sync::atomic::Ordering::SeqCst);
                 }
             }
         }
