@@ -65,6 +65,9 @@ pub struct WorkerSettings {
     pub spool_dir: Option<std::path::PathBuf>,
     /// How long the end of a session retries events the bus refused.
     pub outbox_drain: Duration,
+    /// The most unpublished events a session keeps while the bus is down (the oldest go first,
+    /// said in an `events_dropped` error and `metrics.events_dropped`).
+    pub outbox_cap: usize,
 }
 
 /// A default worker id: host name and process id.
@@ -104,6 +107,7 @@ impl WorkerSettings {
             synthetic_size: (1280, 720),
             spool_dir: None,
             outbox_drain: Duration::from_secs(30),
+            outbox_cap: 10_000,
         }
     }
 }

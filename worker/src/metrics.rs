@@ -14,6 +14,8 @@ pub struct SessionMetrics {
     pub frames_processed: u64,
     pub dropped_frames: u64,
     pub events_emitted: u64,
+    /// Events dropped because the bus was down longer than the outbox holds.
+    pub events_dropped: u64,
     pub last_latency_ms: f64,
     /// Why the last analysed frame had no camera.
     pub camera_missing: Option<String>,
@@ -51,6 +53,7 @@ impl SessionMetrics {
             frames_processed: 0,
             dropped_frames: 0,
             events_emitted: 0,
+            events_dropped: 0,
             last_latency_ms: 0.0,
             camera_missing: None,
             device,
@@ -72,6 +75,11 @@ impl SessionMetrics {
         self.events_emitted += n as u64;
     }
 
+    /// Events dropped because the outbox was full (reported in every later metrics message).
+    pub fn events_lost(&mut self, n: usize) {
+        self.events_dropped += n as u64;
+    }
+
     /// The figures over the last second.
     pub fn snapshot(&mut self, now: Instant) -> MetricsData {
         let w = self.window;
@@ -90,6 +98,7 @@ impl SessionMetrics {
             device: self.device.clone(),
             gpu: None,
             camera_missing: self.camera_missing.clone(),
+            events_dropped: self.events_dropped,
         }
     }
 }

@@ -60,3 +60,53 @@ async fn events_detected_while_redis_is_down_are_published_when_it_is_back() {
         .collect();
     assert_eq!(metrics.last(), Some(&16), "events_emitted: {metrics:?}");
 }
+
+/// An outbox that overflows says so: with room for 2 events and Redis down for 3 s, the oldest
+/// events are dropped, an `events_dropped` error goes out once Redis is back, and every later
+/// metrics message carries `events_dropped`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_overflowing_outbox_is_reported_not_silent() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = make_clip(dir.path(), "clip.mp4", 10, 10);
+    let (bus, mut server) = redis_bus().await;
+    let mut settings = fast_settings("overflow-test");
+    settings.analyzers = Arc::new(EventEveryFifth);
+    settings.outbox_cap = 2;
+    let _worker = spawn_worker(&bus, settings);
+    let m = MatchId::generate();
+    let mut watch = Watch::new(&bus, m).await;
+    let s = start(&bus, m, file_config(&clip, true)).await;
+    watch.status(20, SessionStatus::Processing).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    server.kill();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    server.restart();
+    set_control(&bus, m, s, DesiredState::Running).await;
+    let mut watch = Watch::new(&bus, m).await;
+    let err = watch
+        .until(
+            20,
+            "an events_dropped error",
+            |e| matches!(&e.payload, Payload::Error(x) if x.code == "events_dropped"),
+        )
+        .await;
+    let Payload::Error(x) = err.payload else {
+        unreachable!()
+    };
+    assert!(
+        x.message.contains("oldest unpublished events were dropped"),
+        "{}",
+        x.message
+    );
+    let dropped = watch
+        .until(
+            10,
+            "metrics with events_dropped",
+            |e| matches!(&e.payload, Payload::Metrics(x) if x.events_dropped > 0),
+        )
+        .await;
+    let Payload::Metrics(x) = dropped.payload else {
+        unreachable!()
+    };
+    assert!(x.events_dropped >= 1, "{x:?}");
+}

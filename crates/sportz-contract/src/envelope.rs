@@ -196,6 +196,18 @@ pub struct MetricsData {
     /// a shot cut, a close-up, no pitch lines in view; absent while frames have one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub camera_missing: Option<String>,
+    /// Extra field: events the worker had to drop because the bus was down longer than its
+    /// outbox holds (absent while none was).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub events_dropped: u64,
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+const fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// `error.data`: something went wrong; `code` is stable, `message` is for people.
@@ -214,6 +226,8 @@ impl ErrorData {
     pub const MODEL_FAILED: &'static str = "model_failed";
     /// Anything else that ended a session.
     pub const INTERNAL: &'static str = "internal";
+    /// The bus was down longer than the worker's outbox holds: the oldest events were dropped.
+    pub const EVENTS_DROPPED: &'static str = "events_dropped";
 }
 
 /// The typed `data` of an envelope.

@@ -81,7 +81,7 @@ pub(crate) async fn run(ctx: SessionCtx, started: tokio::sync::oneshot::Sender<(
         (ctx.match_id, ctx.session_id),
         ctx.worker_id.clone(),
         ctx.settings.spool_dir.as_deref(),
-        ctx.settings.outbox_drain,
+        (ctx.settings.outbox_cap, ctx.settings.outbox_drain),
     ));
     publisher.status(SessionStatus::Starting, None).await;
     let _ = started.send(());

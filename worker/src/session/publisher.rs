@@ -5,8 +5,8 @@
 //! and only here: analysers leave it at 0.
 //!
 //! Frames are live data: one the bus cannot take is gone. Events are kept: those the bus
-//! refuses wait in an outbox (up to [`OUTBOX_CAP`], oldest dropped beyond with an error in the
-//! log) and go out, in order, before anything else once the bus answers again; at the end of the
+//! refuses wait in an outbox (up to the settings' `outbox_cap`, oldest dropped beyond: said in
+//! the log, in an `events_dropped` error message and in `metrics.events_dropped`) and go out, in order, before anything else once the bus answers again; at the end of the
 //! session the outbox is retried for up to the settings' `outbox_drain`. With a spool directory
 //! the outbox is also on disk ([`super::spool`]), so what is left when the session ends — or
 //! when the worker dies — is published by the next start. `events_emitted` counts published
@@ -26,10 +26,25 @@ use super::spool::Spool;
 use crate::analyzer::AnalyzerError;
 use crate::metrics::SessionMetrics;
 
-/// Events kept while the bus is down.
-pub(crate) const OUTBOX_CAP: usize = 10_000;
 /// After a failed publish, how long the bus is taken to be down before it is tried again.
 pub(crate) const BUS_RETRY: Duration = Duration::from_secs(1);
+
+/// What one [`Publisher::send_events`] did.
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    /// Events the bus took.
+    events: usize,
+    /// Events dropped because the outbox was full.
+    dropped: usize,
+}
+
+impl Sent {
+    fn record(self, metrics: &Mutex<SessionMetrics>) {
+        let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner);
+        m.events_published(self.events);
+        m.events_lost(self.dropped);
+    }
+}
 
 /// Publishes the session's messages with one sequence.
 #[derive(Debug)]
@@ -49,6 +64,8 @@ pub(crate) struct Publisher {
     outbox: tokio::sync::Mutex<Outbox>,
     /// How long the end of the session retries the outbox.
     drain: Duration,
+    /// The most events the outbox keeps.
+    cap: usize,
 }
 
 /// The unpublished events, in memory and (with a spool directory) on disk.
@@ -78,13 +95,13 @@ impl Outbox {
 
 impl Publisher {
     /// `spool_dir`: where unpublished events are kept on disk (`None`: in memory only);
-    /// `drain`: how long the end of the session retries them.
+    /// `(cap, drain)`: the most events kept, and how long the end of the session retries them.
     pub(crate) fn new(
         bus: ContractBus,
         (match_id, session_id): (MatchId, SessionId),
         worker_id: String,
         spool_dir: Option<&std::path::Path>,
-        drain: Duration,
+        (cap, drain): (usize, Duration),
     ) -> Self {
         Self {
             bus,
@@ -99,6 +116,7 @@ impl Publisher {
                 ..Outbox::default()
             }),
             drain,
+            cap: cap.max(1),
         }
     }
 
@@ -206,7 +224,7 @@ impl Publisher {
     /// Publishes the outbox, then `events`, stopping at the first refusal (what is left waits
     /// in the outbox, in order). Returns how many events went out (statuses that waited with
     /// them are not counted).
-    async fn send_events(&self, events: Vec<sportz_contract::EventData>) -> usize {
+    async fn send_events(&self, events: Vec<sportz_contract::EventData>) -> Sent {
         let mut guard = self.outbox.lock().await;
         let outbox = &mut *guard;
         let held = outbox.queue.len(); // already on disk, when spooling
@@ -233,10 +251,18 @@ impl Publisher {
             }
         }
         let mut dropped = 0;
-        if outbox.queue.len() > OUTBOX_CAP {
-            dropped = outbox.queue.len() - OUTBOX_CAP;
+        if outbox.queue.len() > self.cap {
+            dropped = outbox.queue.len() - self.cap;
             outbox.queue.drain(..dropped);
             tracing::error!(match_id = %self.match_id, dropped, "the bus has been down too long: the oldest unpublished events are dropped");
+            // said on the match's channel too, once the bus takes it (after what waits)
+            outbox.queue.push_back(self.envelope(Payload::Error(ErrorData {
+                code: ErrorData::EVENTS_DROPPED.to_owned(),
+                message: format!(
+                    "the bus was down too long: the {dropped} oldest unpublished events were dropped (the outbox holds {})",
+                    self.cap
+                ),
+            })));
         }
         // keep the file equal to the queue: append the new ones while nothing went out, else
         // write what is left (once, when the bus comes back); nothing when nothing waits
@@ -257,7 +283,10 @@ impl Publisher {
         if sent > 0 && !outbox.queue.is_empty() {
             tracing::info!(match_id = %self.match_id, waiting = outbox.queue.len(), "events still waiting for the bus");
         }
-        events_sent
+        Sent {
+            events: events_sent,
+            dropped,
+        }
     }
 
     /// At the end of a session: retries the outbox until it is empty or the drain time passed;
@@ -266,12 +295,9 @@ impl Publisher {
         let deadline = Instant::now() + self.drain;
         let mut published = 0;
         loop {
-            let n = self.send_events(Vec::new()).await;
-            published += n;
-            metrics
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .events_published(n);
+            let sent = self.send_events(Vec::new()).await;
+            published += sent.events;
+            sent.record(metrics);
             let (left, spooled) = {
                 let o = self.outbox.lock().await;
                 (o.queue.len(), o.spool.is_some() && !o.spool_failed)
@@ -337,9 +363,9 @@ async fn publish_analysed(
     publisher
         .send(Payload::Frame(Box::new(analysis.frame)), "a frame")
         .await;
-    let published = publisher.send_events(analysis.events).await;
+    let sent = publisher.send_events(analysis.events).await;
+    sent.record(metrics);
     let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner);
     m.frame_done(Instant::now(), analysis.detect_ms, latency_ms);
-    m.events_published(published);
     m.camera_missing = analysis.camera_missing;
 }

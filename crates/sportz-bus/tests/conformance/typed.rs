@@ -126,6 +126,7 @@ pub(super) async fn typed_layer(bus: Arc<dyn Bus>) {
             device: "cpu".into(),
             gpu: None,
             camera_missing: None,
+            events_dropped: 0,
         }),
     };
     let before = bus.stream_len(keys::STATUS_UPDATES).await.unwrap();
