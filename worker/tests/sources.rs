@@ -1,6 +1,6 @@
-//! Live sources against real servers: ffmpeg serves an RTMP stream (`-listen 1`) and an SRT
-//! stream (`mode=listener`), each restarted after every client as a streaming server would keep
-//! serving; the worker plays them, and when the server goes away for a few seconds it reports
+//! Live sources against real servers: ffmpeg serves an RTMP stream (`-listen 1`, one per
+//! client behind a relay) and an SRT stream (`mode=listener`), and publishes to an RTSP server
+//! (`rtsp-server-perl`); the worker plays them, and when the server goes away for a few seconds it reports
 //! `reconnecting`, reconnects with back-off and goes back to `processing`. HLS: ffmpeg writes a
 //! playlist and segments, a local HTTP server serves them, the worker plays it to the end.
 
@@ -29,7 +29,7 @@ fn ts_clip(dir: &Path, secs: u32) -> PathBuf {
 /// again after each), until `stop` is set; `pause` holds it off (the server is down).
 fn serve_live(
     clip: PathBuf,
-    format: &'static str,
+    (format, extra): (&'static str, &'static [&'static str]),
     url: String,
     stop: Arc<AtomicBool>,
     pause: Arc<AtomicBool>,
@@ -46,6 +46,7 @@ fn serve_live(
             args.extend(["-stream_loop", "-1", "-i"].map(String::from));
             args.push(clip.display().to_string());
             args.extend(["-c", "copy", "-f", format].map(String::from));
+            args.extend(extra.iter().map(|a| (*a).to_owned()));
             args.push(url.clone());
             let Ok(mut child) = std::process::Command::new("ffmpeg")
                 .args(&args)
@@ -62,6 +63,17 @@ fn serve_live(
                     break;
                 }
                 if stop.load(Ordering::SeqCst) || pause.load(Ordering::SeqCst) {
+                    // stopped as an encoder is (SIGTERM: ffmpeg says goodbye to the server),
+                    // killed if it does not go
+                    let _ = std::process::Command::new("kill")
+                        .args(["-TERM", &child.id().to_string()])
+                        .status();
+                    for _ in 0..50 {
+                        if matches!(child.try_wait(), Ok(Some(_))) {
+                            break;
+                        }
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
                     let _ = child.kill();
                     let _ = child.wait();
                     break;
@@ -194,7 +206,7 @@ async fn an_srt_stream_plays_and_survives_its_server_going_away() {
     // each client serves the probe and the decoder in turn
     let server = serve_live(
         clip,
-        "mpegts",
+        ("mpegts", &[]),
         format!("srt://127.0.0.1:{port}?mode=listener"),
         stop.clone(),
         pause.clone(),
@@ -274,4 +286,62 @@ async fn an_hls_playlist_plays_to_the_end() {
     watch.status(30, SessionStatus::Completed).await;
     let frames: Vec<u64> = watch.frames().iter().map(|f| f.frame_number).collect();
     assert!(frames.len() >= 36, "4 s at 10 fps: {frames:?}");
+}
+
+/// A server process killed when dropped.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rtsp_stream_plays_and_survives_its_source_going_away() {
+    // rtsp-server-perl (Debian's rtsp-server-perl; scripts/setup installs it): ffmpeg publishes
+    // to its source port, the worker plays from its client port (RTP over UDP: the server has no
+    // interleaved TCP, so the worker's `tcp+udp` falls back)
+    let (client, source) = (sportz_testkit::free_port(), sportz_testkit::free_port());
+    let rtp = 20_000 + (std::process::id() % 20_000) as u16;
+    let spawned = std::process::Command::new("rtsp-server-perl")
+        .args([
+            "--clientport",
+            &client.to_string(),
+            "--serverport",
+            &source.to_string(),
+        ])
+        .args([
+            "--client_listen_address",
+            "127.0.0.1",
+            "--source_listen_address",
+            "127.0.0.1",
+        ])
+        .args(["--rtp_start_port", &rtp.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let Ok(server) = spawned else {
+        eprintln!(
+            "SKIPPED an_rtsp_stream_plays_and_survives_its_source_going_away: no rtsp-server-perl (scripts/setup installs it)"
+        );
+        return;
+    };
+    let _server = Server(server);
+    let dir = tempfile::tempdir().unwrap();
+    let clip = ts_clip(dir.path(), 6);
+    let (stop, pause) = flags();
+    tokio::time::sleep(Duration::from_millis(500)).await; // listening
+    let publisher = serve_live(
+        clip,
+        ("rtsp", &["-rtsp_transport", "udp"]),
+        format!("rtsp://127.0.0.1:{source}/match"),
+        stop.clone(),
+        pause.clone(),
+    );
+    tokio::time::sleep(Duration::from_secs(1)).await; // announced
+    let url = format!("rtsp://127.0.0.1:{client}/match");
+    live_source_survives_an_outage("rtsp", VideoSource::Rtsp(url), stop, pause).await;
+    let _ = publisher.join();
 }

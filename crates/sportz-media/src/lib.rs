@@ -66,7 +66,9 @@ pub fn input_args(source: &VideoSource, start_at: f64, realtime: bool) -> Vec<St
 fn protocol_args(source: &VideoSource) -> &'static [&'static str] {
     match source {
         VideoSource::Http(_) => &["-rw_timeout", HTTP_RW_TIMEOUT_US],
-        VideoSource::Rtsp(_) => &["-rtsp_transport", "tcp"],
+        // interleaved TCP first (through NAT and firewalls), RTP over UDP when the server has
+        // no TCP transport
+        VideoSource::Rtsp(_) => &["-rtsp_transport", "tcp+udp"],
         VideoSource::Device(_) => &["-f", "v4l2"],
         _ => &[],
     }

@@ -49,7 +49,7 @@ fn input_args_per_source() {
     let r = VideoSource::Rtsp("rtsp://cam/1".into());
     assert_eq!(
         input_args(&r, 5.0, true),
-        ["-rtsp_transport", "tcp", "-i", "rtsp://cam/1"]
+        ["-rtsp_transport", "tcp+udp", "-i", "rtsp://cam/1"]
     );
     let d = VideoSource::Device("/dev/video0".into());
     assert_eq!(
@@ -69,7 +69,7 @@ fn the_probe_asks_for_size_rate_and_duration_with_the_protocol_options() {
         args(&cmd).join(" "),
         "-v error -select_streams v:0 \
          -show_entries stream=width,height,avg_frame_rate,r_frame_rate:format=duration \
-         -of json -rtsp_transport tcp rtsp://cam/1"
+         -of json -rtsp_transport tcp+udp rtsp://cam/1"
     );
 }
 
