@@ -310,9 +310,10 @@ async fn worker_statuses_update_the_match_and_superseded_ones_are_ignored() {
             }
         })
     };
-    // the old session's late "processing" must not count
+    // the old session's late "failed" must not count: applied, it would fail the match (a
+    // status that differs from what the current session reports, so the test can see it)
     s.bus
-        .publish(&status_env(&m, &first, SessionStatus::Processing))
+        .publish(&status_env(&m, &first, SessionStatus::Failed))
         .await
         .unwrap();
     s.bus
@@ -322,6 +323,10 @@ async fn worker_statuses_update_the_match_and_superseded_ones_are_ignored() {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let u = recv_type(&mut centre, "match_updated", 5).await;
+        assert_ne!(
+            u["data"]["status"], "failed",
+            "the superseded session's status was applied: {u}"
+        );
         if u["data"]["status"] == "processing" {
             assert_eq!(
                 u["data"]["currentSessionId"],
@@ -333,6 +338,18 @@ async fn worker_statuses_update_the_match_and_superseded_ones_are_ignored() {
         }
         assert!(Instant::now() < deadline);
     }
+    let (_, sessions) = s.get(&format!("/matches/{m}/sessions")).await;
+    let old = sessions["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["id"] == first.as_str())
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        old["status"], "stopped",
+        "superseded, whatever it said later: {old}"
+    );
     s.bus
         .publish(&status_env(&m, &second, SessionStatus::Stopped))
         .await
