@@ -323,8 +323,9 @@ async fn an_rtsp_stream_plays_and_survives_its_source_going_away() {
         .stderr(std::process::Stdio::null())
         .spawn();
     let Ok(server) = spawned else {
-        eprintln!(
-            "SKIPPED an_rtsp_stream_plays_and_survives_its_source_going_away: no rtsp-server-perl (scripts/setup installs it)"
+        sportz_testkit::skipped(
+            "an_rtsp_stream_plays_and_survives_its_source_going_away",
+            "no rtsp-server-perl (scripts/setup installs it)",
         );
         return;
     };

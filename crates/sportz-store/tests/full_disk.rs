@@ -61,8 +61,9 @@ async fn a_full_filesystem_is_a_clear_error_and_loses_nothing_committed() {
     let fs = match Tmpfs::mount(&dir.path().join("small"), "512k") {
         Ok(fs) => fs,
         Err(why) => {
-            eprintln!(
-                "SKIPPED a_full_filesystem_is_a_clear_error_and_loses_nothing_committed: cannot mount a tmpfs ({why}); run as root"
+            sportz_testkit::skipped(
+                "a_full_filesystem_is_a_clear_error_and_loses_nothing_committed",
+                &format!("cannot mount a tmpfs ({why}); run as root"),
             );
             return;
         }

@@ -356,21 +356,39 @@ fn replace_db(url: &str, db: &str) -> String {
     out
 }
 
-/// The shared test material when `SPORTZ_ASSETS` points at it. Otherwise prints why the calling
-/// test is skipped and returns `None`.
+/// Says that `test` cannot run here and why: on stderr (which the test harness shows only with
+/// `--nocapture`) and as a line appended to the file `SPORTZ_SKIP_LOG` names, which
+/// `scripts/test` prints and counts at the end, so a skip is never silent.
+pub fn skipped(test: &str, reason: &str) {
+    let line = format!("SKIPPED {test}: {reason}");
+    eprintln!("{line}");
+    if let Some(log) = std::env::var_os("SPORTZ_SKIP_LOG") {
+        use std::io::Write as _;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+        {
+            let _ = writeln!(f, "{line}");
+        }
+    }
+}
+
+/// The shared test material when `SPORTZ_ASSETS` points at it. Otherwise says the calling test
+/// is skipped ([`skipped`]) and returns `None`.
 #[must_use]
 pub fn assets(test: &str) -> Option<PathBuf> {
     match std::env::var_os("SPORTZ_ASSETS").map(PathBuf::from) {
         Some(p) if p.is_dir() => Some(p),
         Some(p) => {
-            eprintln!(
-                "SKIPPED {test}: SPORTZ_ASSETS={} is not a directory",
-                p.display()
+            skipped(
+                test,
+                &format!("SPORTZ_ASSETS={} is not a directory", p.display()),
             );
             None
         }
         None => {
-            eprintln!("SKIPPED {test}: SPORTZ_ASSETS is not set (point it at shared/assets)");
+            skipped(test, "SPORTZ_ASSETS is not set (point it at shared/assets)");
             None
         }
     }
