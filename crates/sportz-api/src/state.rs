@@ -113,3 +113,15 @@ impl AppState {
         self.next_client.fetch_add(1, Ordering::Relaxed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seed's heartbeat: a ping every 30 s, a socket that did not pong since the last one is
+    /// terminated.
+    #[test]
+    fn sockets_are_pinged_every_30_s() {
+        assert_eq!(ApiConfig::default().ping_interval, Duration::from_secs(30));
+    }
+}

@@ -182,8 +182,18 @@ mod tests {
             assert_eq!(got, want);
         }
         assert_eq!(LEASE_TTL.as_secs(), 8);
+        assert_eq!(LEASE_REFRESH.as_secs(), 1);
         assert_eq!(HEARTBEAT_TTL.as_secs(), 10);
         assert_eq!(SNAPSHOT_TTL.as_secs(), 30);
+        // the streams and their consumer groups
+        assert_eq!(WORKER_COMMANDS, "worker:commands");
+        assert_eq!(WORKERS_GROUP, "workers");
+        assert_eq!(STATUS_UPDATES, "status:updates");
+        assert_eq!(API_STATUS_GROUP, "api-status");
+        assert_eq!(EVENTS_STREAM, "events:stream");
+        assert_eq!(API_PERSIST_GROUP, "api-persist");
+        assert_eq!(MATCH_CENTRE_BROADCAST, "sportz:broadcast");
+        assert_eq!(HEARTBEAT_PATTERN, "worker:*:heartbeat");
     }
 
     #[test]

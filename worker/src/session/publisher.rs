@@ -26,6 +26,9 @@ use super::spool::Spool;
 use crate::analyzer::AnalyzerError;
 use crate::metrics::SessionMetrics;
 
+/// How often a session publishes its metrics (the contract: once a second).
+pub(crate) const METRICS_EVERY: Duration = Duration::from_secs(1);
+
 /// After a failed publish, how long the bus is taken to be down before it is tried again.
 pub(crate) const BUS_RETRY: Duration = Duration::from_secs(1);
 
@@ -323,7 +326,7 @@ pub(crate) async fn publish_loop(
     metrics: Arc<Mutex<SessionMetrics>>,
     gpu: crate::gpu::GpuProbe,
 ) -> Option<AnalyzerError> {
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut tick = tokio::time::interval(METRICS_EVERY);
     tick.tick().await;
     loop {
         tokio::select! {
@@ -368,4 +371,14 @@ async fn publish_analysed(
     let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner);
     m.frame_done(Instant::now(), analysis.detect_ms, latency_ms);
     m.camera_missing = analysis.camera_missing;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_go_out_once_a_second() {
+        assert_eq!(METRICS_EVERY, Duration::from_secs(1));
+    }
 }
