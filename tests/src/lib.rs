@@ -1,8 +1,11 @@
-//! Helpers for the end-to-end tests in `tests/tests/`: finding the built `sportz` binary and
-//! running it as a user would.
+//! Helpers for the end-to-end tests in `tests/tests/`: finding the built `sportz` binary,
+//! running it as a user would, and a REST client of a running one ([`Api`]).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 /// The `sportz` binary of this build (`target/<profile>/sportz`), built by `cargo build --bins`
 /// (the README test command does that before running tests).
@@ -37,4 +40,80 @@ pub fn run_sportz(args: &[&str]) -> Output {
         .env_remove("DISPLAY")
         .output()
         .expect("sportz starts")
+}
+
+/// A REST client of a `sportz` serving on `127.0.0.1:port`, with the operator token.
+#[derive(Debug, Clone)]
+pub struct Api {
+    pub http: reqwest::Client,
+    pub base: String,
+    pub token: String,
+}
+
+impl Api {
+    #[must_use]
+    pub fn new(port: u16, token: &str) -> Self {
+        Self {
+            http: reqwest::Client::new(),
+            base: format!("http://127.0.0.1:{port}"),
+            token: token.to_owned(),
+        }
+    }
+
+    /// Waits until `/health` answers 2xx.
+    ///
+    /// # Panics
+    /// After `secs` seconds without.
+    pub async fn wait_healthy(&self, secs: u64) {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        while !self
+            .http
+            .get(format!("{}/health", self.base))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            assert!(
+                Instant::now() < deadline,
+                "{} never became healthy",
+                self.base
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// `GET path` → its JSON body.
+    ///
+    /// # Panics
+    /// When the request fails or the body is not JSON.
+    pub async fn get(&self, path: &str) -> Value {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("GET {path}: {e}"))
+            .json()
+            .await
+            .unwrap_or_else(|e| panic!("GET {path}: not JSON: {e}"))
+    }
+
+    /// `POST path` with the operator token (and `body` as JSON) → (status, JSON body or null).
+    ///
+    /// # Panics
+    /// When the request fails.
+    pub async fn post(&self, path: &str, body: Option<&Value>) -> (u16, Value) {
+        let mut req = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(&self.token);
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let r = req
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("POST {path}: {e}"));
+        let code = r.status().as_u16();
+        (code, r.json().await.unwrap_or(Value::Null))
+    }
 }

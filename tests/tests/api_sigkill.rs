@@ -7,10 +7,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use sportz_bus::ContractBus;
 use sportz_contract::{Envelope, EventData, EventId, EventKind, MatchId, Payload, SessionId};
-use sportz_e2e::sportz_bin;
+use sportz_e2e::{Api, sportz_bin};
 
 const TOKEN: &str = "api-sigkill-operator-token";
 
@@ -43,48 +43,22 @@ fn api(port: u16, redis: &str, db: &str) -> Proc {
     )
 }
 
-async fn wait_healthy(http: &reqwest::Client, base: &str) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !http
-        .get(format!("{base}/health"))
-        .send()
-        .await
-        .is_ok_and(|r| r.status().is_success())
-    {
-        assert!(Instant::now() < deadline, "the API never became healthy");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 #[tokio::test]
 async fn events_pending_on_a_killed_api_are_stored_by_the_next_one() {
     let redis = sportz_testkit::RedisServer::start();
     let pg = sportz_testkit::PgServer::start();
     let port = sportz_testkit::free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let http = reqwest::Client::new();
+    let rest = Api::new(port, TOKEN);
     let mut first = api(port, &redis.url(), &pg.url());
-    wait_healthy(&http, &base).await;
-    let created: Value = http
-        .post(format!("{base}/matches"))
-        .bearer_auth(TOKEN)
-        .json(&json!({"homeTeam": "A", "awayTeam": "B", "videoSource": {"type": "synthetic", "value": 1}}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    rest.wait_healthy(60).await;
+    let (_, created) = rest
+        .post(
+            "/matches",
+            Some(&json!({"homeTeam": "A", "awayTeam": "B", "videoSource": {"type": "synthetic", "value": 1}})),
+        )
+        .await;
     let m: MatchId = created["data"]["id"].as_str().unwrap().parse().unwrap();
-    let started: Value = http
-        .post(format!("{base}/matches/{m}/start"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, started) = rest.post(&format!("/matches/{m}/start"), None).await;
     let s: SessionId = started["data"]["currentSessionId"]
         .as_str()
         .unwrap()
@@ -124,16 +98,9 @@ async fn events_pending_on_a_killed_api_are_stored_by_the_next_one() {
     pg.restart();
     let restarted = Instant::now();
     let _second = api(port, &redis.url(), &pg.url());
-    wait_healthy(&http, &base).await;
+    rest.wait_healthy(60).await;
     loop {
-        let v: Value = http
-            .get(format!("{base}/matches/{m}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let v = rest.get(&format!("/matches/{m}")).await;
         if v["data"]["eventCount"] == 20 {
             break;
         }
@@ -147,14 +114,7 @@ async fn events_pending_on_a_killed_api_are_stored_by_the_next_one() {
         "api sigkill: all 20 pending events stored {:.1} s after the restart",
         restarted.elapsed().as_secs_f64()
     );
-    let events: Value = http
-        .get(format!("{base}/matches/{m}/events?limit=100"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let events = rest.get(&format!("/matches/{m}/events?limit=100")).await;
     let frames: Vec<u64> = events["data"]
         .as_array()
         .unwrap()

@@ -6,10 +6,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use sportz_bus::ContractBus;
 use sportz_contract::{MatchId, Payload};
-use sportz_e2e::sportz_bin;
+use sportz_e2e::{Api, sportz_bin};
 
 const TOKEN: &str = "failover-test-operator-token";
 
@@ -41,7 +41,6 @@ async fn sigkill_of_the_running_worker_hands_the_match_to_the_other() {
     let dir = tempfile::tempdir().unwrap();
     let clip = sportz_testkit::TestClip::new(120, 10).make(&dir.path().join("clip.mp4"));
     let port = sportz_testkit::free_port();
-    let base = format!("http://127.0.0.1:{port}");
     let db = dir.path().join("api.sqlite3");
     let (a_dir, b_dir) = (dir.path().join("a"), dir.path().join("b"));
     let mut procs = Procs(vec![spawn(&[
@@ -67,17 +66,9 @@ async fn sigkill_of_the_running_worker_hands_the_match_to_the_other() {
             d.to_str().unwrap(),
         ]));
     }
-    let http = reqwest::Client::new();
+    let rest = Api::new(port, TOKEN);
+    rest.wait_healthy(60).await;
     let deadline = Instant::now() + Duration::from_secs(60);
-    while !http
-        .get(format!("{base}/health"))
-        .send()
-        .await
-        .is_ok_and(|r| r.status().is_success())
-    {
-        assert!(Instant::now() < deadline, "the API never became healthy");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
     let bus = ContractBus::new(Arc::new(
         sportz_bus::RedisBus::connect(&redis.url()).await.unwrap(),
     ));
@@ -86,34 +77,19 @@ async fn sigkill_of_the_running_worker_hands_the_match_to_the_other() {
         assert!(Instant::now() < deadline, "the workers never beat");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let created: Value = http
-        .post(format!("{base}/matches"))
-        .bearer_auth(TOKEN)
-        .json(&json!({"homeTeam": "A", "awayTeam": "B",
-            "videoSource": {"type": "file", "value": clip.display().to_string()}}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, created) = rest
+        .post(
+            "/matches",
+            Some(&json!({"homeTeam": "A", "awayTeam": "B",
+                "videoSource": {"type": "file", "value": clip.display().to_string()}})),
+        )
+        .await;
     let m: MatchId = created["data"]["id"].as_str().unwrap().parse().unwrap();
-    let r = http
-        .post(format!("{base}/matches/{m}/start"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
-    assert!(r.status().is_success(), "{:?}", r.text().await);
-    let get = |http: reqwest::Client| {
-        let url = format!("{base}/matches/{m}");
-        async move {
-            let v: Value = http.get(url).send().await.unwrap().json().await.unwrap();
-            v["data"].clone()
-        }
-    };
+    let (code, v) = rest.post(&format!("/matches/{m}/start"), None).await;
+    assert_eq!(code, 200, "{v}");
+    let path = format!("/matches/{m}");
     let first = loop {
-        let v = get(http.clone()).await;
+        let v = rest.get(&path).await["data"].clone();
         if v["status"] == "processing" {
             break v;
         }
@@ -134,7 +110,7 @@ async fn sigkill_of_the_running_worker_hands_the_match_to_the_other() {
     let killed = Instant::now();
 
     let taken = loop {
-        let v = get(http.clone()).await;
+        let v = rest.get(&path).await["data"].clone();
         if v["status"] == "processing" && v["currentSessionId"] != old_session.as_str() {
             break v;
         }
@@ -166,14 +142,7 @@ async fn sigkill_of_the_running_worker_hands_the_match_to_the_other() {
         note.starts_with("resumed at "),
         "the status says where it resumed: {taken}"
     );
-    let sessions: Value = http
-        .get(format!("{base}/matches/{m}/sessions"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let sessions = rest.get(&format!("/matches/{m}/sessions")).await;
     let old = sessions["data"]
         .as_array()
         .unwrap()

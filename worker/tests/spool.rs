@@ -16,48 +16,44 @@ use sportz_bus::Bus;
 use sportz_contract::status::SessionStatus;
 use sportz_contract::{Envelope, MatchId, Payload};
 
-/// The statuses in the spool files of `dir`.
-fn spooled_statuses(dir: &Path) -> Vec<SessionStatus> {
+/// The envelopes in the spool files of `dir`.
+fn spool_lines(dir: &Path) -> Vec<Envelope> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for e in entries.filter_map(Result::ok) {
-        if e.path().extension().is_some_and(|x| x == "jsonl") {
-            for line in std::fs::read_to_string(e.path()).unwrap().lines() {
-                if let Ok(Envelope {
-                    payload: Payload::Status(st),
-                    ..
-                }) = Envelope::from_json(line)
-                {
-                    out.extend(st.status);
-                }
-            }
-        }
-    }
-    out
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .flat_map(|e| {
+            std::fs::read_to_string(e.path())
+                .unwrap()
+                .lines()
+                .filter_map(|l| Envelope::from_json(l).ok())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The statuses in the spool files of `dir`.
+fn spooled_statuses(dir: &Path) -> Vec<SessionStatus> {
+    spool_lines(dir)
+        .into_iter()
+        .filter_map(|e| match e.payload {
+            Payload::Status(st) => st.status,
+            _ => None,
+        })
+        .collect()
 }
 
 /// The event frame numbers in the spool files of `dir`.
 fn spooled(dir: &Path) -> Vec<u64> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut frames = Vec::new();
-    for e in entries.filter_map(Result::ok) {
-        if e.path().extension().is_some_and(|x| x == "jsonl") {
-            for line in std::fs::read_to_string(e.path()).unwrap().lines() {
-                if let Ok(Envelope {
-                    payload: Payload::Event(ev),
-                    ..
-                }) = Envelope::from_json(line)
-                {
-                    frames.push(ev.frame_number);
-                }
-            }
-        }
-    }
-    frames
+    spool_lines(dir)
+        .into_iter()
+        .filter_map(|e| match e.payload {
+            Payload::Event(ev) => Some(ev.frame_number),
+            _ => None,
+        })
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

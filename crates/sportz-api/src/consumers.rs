@@ -298,24 +298,37 @@ async fn fail(state: &AppState, session: SessionId, why: String) -> Result<(), S
         if let Err(e) = state.bus.set_control(&outcome.match_row.id, &stop).await {
             tracing::warn!(match_id = %outcome.match_row.id, "cannot tell the worker to stop: {e}");
         }
-        let from = StatusData {
-            status: Some(SessionStatus::Failed),
-            match_status: None,
-            message: Some(why),
-            worker_id: None,
-        };
-        publish_match_status(
+        announce_watchdog_status(
             state,
             &outcome.match_row,
-            Some(session),
-            Some(SessionStatus::Failed),
+            session,
+            SessionStatus::Failed,
             ms,
-            &from,
+            why,
         )
         .await;
-        crate::service::announce_match_updated(state, &outcome.match_row).await;
     }
     Ok(())
+}
+
+/// What the watchdog decided for a session (failed, taken over), said as the workers' statuses
+/// are: on the match's status channel and to the match centre.
+async fn announce_watchdog_status(
+    state: &AppState,
+    m: &sportz_store::Match,
+    session: SessionId,
+    status: SessionStatus,
+    match_status: MatchStatus,
+    message: String,
+) {
+    let from = StatusData {
+        status: Some(status),
+        match_status: None,
+        message: Some(message),
+        worker_id: None,
+    };
+    publish_match_status(state, m, Some(session), Some(status), match_status, &from).await;
+    crate::service::announce_match_updated(state, m).await;
 }
 
 /// Failover: the lost session's match goes to another live worker with room (by heartbeat), in
@@ -390,22 +403,15 @@ async fn take_over(
         .await
         .map_err(|e| e.to_string())?;
     if let StatusDecision::Apply(ms) = outcome.decision {
-        let from = StatusData {
-            status: Some(SessionStatus::Starting),
-            match_status: None,
-            message: Some(message),
-            worker_id: None,
-        };
-        publish_match_status(
+        announce_watchdog_status(
             state,
             &outcome.match_row,
-            Some(session),
-            Some(SessionStatus::Starting),
+            session,
+            SessionStatus::Starting,
             ms,
-            &from,
+            message,
         )
         .await;
-        crate::service::announce_match_updated(state, &outcome.match_row).await;
     }
     Ok(true)
 }

@@ -8,9 +8,22 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::Value;
-use sportz_contract::status::SessionStatus;
 use sportz_contract::worker::{Heartbeat, WorkerCommand};
-use sportz_contract::{Lease, MatchId, Payload, SessionId};
+use sportz_contract::{MatchId, Payload, SessionId};
+
+/// A live worker's heartbeat.
+fn heartbeat(worker: &str, active: Vec<MatchId>) -> Heartbeat {
+    Heartbeat {
+        worker_id: worker.into(),
+        device: "cpu".into(),
+        gpu: None,
+        models: Vec::new(),
+        active_matches: active,
+        capacity: 1,
+        started_at: 1.0,
+        ts: sportz_contract::unix_now(),
+    }
+}
 
 async fn match_json(s: &Server, m: MatchId) -> Value {
     s.get(&format!("/matches/{m}")).await.1["data"].clone()
@@ -26,39 +39,14 @@ async fn a_lost_worker_s_match_is_taken_over_where_it_was() {
             "videoSource": {"type": "file", "value": clip.display().to_string()}}))
         .await;
     let m: MatchId = created["id"].as_str().unwrap().parse().unwrap();
-    let (_, v) = s.op("POST", &format!("/matches/{m}/start"), None).await;
-    let ses: SessionId = v["data"]["currentSessionId"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    // worker A runs it: lease, processing, a frame at 12.5 s
-    let lease = Lease {
-        worker_id: "w-lost".into(),
-        session_id: ses,
-    };
-    assert!(s.bus.acquire_lease(&m, &lease).await.unwrap());
-    let mut st = status_env(&m.to_string(), &ses.to_string(), SessionStatus::Processing);
-    if let Payload::Status(d) = &mut st.payload {
-        d.worker_id = Some("w-lost".into());
-    }
-    s.bus.publish(&st).await.unwrap();
+    let (ses, lease) = run_as_worker(&s, m, "w-lost").await;
     let mut frame = envelope("frame.json", &m.to_string(), &ses.to_string(), 50);
     if let Payload::Frame(f) = &mut frame.payload {
         f.video_timestamp = 12.5;
     }
     s.bus.publish(&frame).await.unwrap();
     // worker B is alive with room
-    let beat = Heartbeat {
-        worker_id: "w-spare".into(),
-        device: "cpu".into(),
-        gpu: None,
-        models: Vec::new(),
-        active_matches: Vec::new(),
-        capacity: 1,
-        started_at: 1.0,
-        ts: sportz_contract::unix_now(),
-    };
+    let beat = heartbeat("w-spare", Vec::new());
     s.bus.write_heartbeat(&beat).await.unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while match_json(&s, m).await["status"] != "processing" {
@@ -125,36 +113,9 @@ async fn without_a_worker_with_room_the_match_fails_as_before() {
         .unwrap()
         .parse()
         .unwrap();
-    let (_, v) = s.op("POST", &format!("/matches/{m}/start"), None).await;
-    let ses: SessionId = v["data"]["currentSessionId"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let lease = Lease {
-        worker_id: "w-only".into(),
-        session_id: ses,
-    };
-    assert!(s.bus.acquire_lease(&m, &lease).await.unwrap());
-    s.bus
-        .publish(&status_env(
-            &m.to_string(),
-            &ses.to_string(),
-            SessionStatus::Processing,
-        ))
-        .await
-        .unwrap();
+    let (ses, lease) = run_as_worker(&s, m, "w-only").await;
     // the only other worker is full
-    let full = Heartbeat {
-        worker_id: "w-full".into(),
-        device: "cpu".into(),
-        gpu: None,
-        models: Vec::new(),
-        active_matches: vec![MatchId::generate()],
-        capacity: 1,
-        started_at: 1.0,
-        ts: sportz_contract::unix_now(),
-    };
+    let full = heartbeat("w-full", vec![MatchId::generate()]);
     s.bus.write_heartbeat(&full).await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(s.bus.release_lease(&m, &lease).await.unwrap());

@@ -42,18 +42,7 @@ async fn running(s: &Server) -> (MatchId, SessionId, Lease) {
         .unwrap()
         .parse()
         .unwrap();
-    let (_, v) = s.op("POST", &format!("/matches/{m}/start"), None).await;
-    let ses: SessionId = v["data"]["currentSessionId"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let lease = Lease {
-        worker_id: "w-gone".into(),
-        session_id: ses,
-    };
-    assert!(s.bus.acquire_lease(&m, &lease).await.unwrap());
-    report(s, m, ses, SessionStatus::Processing).await;
+    let (ses, lease) = run_as_worker(s, m, "w-gone").await;
     wait_status(s, m, "processing").await;
     (m, ses, lease)
 }

@@ -242,3 +242,29 @@ pub fn envelope(name: &str, m: &str, s: &str, seq: u64) -> Envelope {
     v["seq"] = json!(seq);
     Envelope::from_value(v).unwrap()
 }
+
+/// Starts match `m`'s session and has worker `worker` hold its lease and report `processing`,
+/// as a real worker does; returns the session and its lease.
+pub async fn run_as_worker(
+    s: &Server,
+    m: sportz_contract::MatchId,
+    worker: &str,
+) -> (sportz_contract::SessionId, sportz_contract::Lease) {
+    let (_, v) = s.op("POST", &format!("/matches/{m}/start"), None).await;
+    let ses: sportz_contract::SessionId = v["data"]["currentSessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no session: {v}"))
+        .parse()
+        .unwrap();
+    let lease = sportz_contract::Lease {
+        worker_id: worker.into(),
+        session_id: ses,
+    };
+    assert!(s.bus.acquire_lease(&m, &lease).await.unwrap());
+    let mut st = status_env(&m.to_string(), &ses.to_string(), SessionStatus::Processing);
+    if let Payload::Status(d) = &mut st.payload {
+        d.worker_id = Some(worker.into());
+    }
+    s.bus.publish(&st).await.unwrap();
+    (ses, lease)
+}
