@@ -149,6 +149,20 @@ pub async fn start(
     })
 }
 
+/// This API instance's name in the bus's consumer groups: host and port, so an API restarted on
+/// the same address is the same consumer and reads the entries it had not acknowledged at once
+/// (a new name would get them only when they are claimed as idle, 30 s later); two instances on
+/// one host differ by port. With port 0 (any port) the process id stands in.
+fn instance_id(bind: std::net::SocketAddr) -> String {
+    if bind.port() == 0 {
+        format!("api-{}", sportz_worker::default_worker_id())
+    } else {
+        let host = sportz_worker::default_worker_id();
+        let host = host.rsplit_once('-').map_or(host.as_str(), |(h, _pid)| h);
+        format!("api-{host}-{}", bind.port())
+    }
+}
+
 /// The API settings the flags choose.
 fn api_config(args: &SystemArgs) -> sportz_api::ApiConfig {
     let ui_dir = find_ui_dir(args.ui_dir.clone());
@@ -158,7 +172,7 @@ fn api_config(args: &SystemArgs) -> sportz_api::ApiConfig {
         );
     }
     let config = sportz_api::ApiConfig {
-        instance_id: format!("api-{}", sportz_worker::default_worker_id()),
+        instance_id: instance_id(args.bind),
         ui_dir,
         operator_token: args.operator_token.clone(),
         require_viewer_token: args.require_viewer_token,
@@ -239,6 +253,25 @@ fn database_label(d: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn an_api_keeps_its_consumer_name_across_restarts_on_one_address() {
+        let a: std::net::SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let b: std::net::SocketAddr = "127.0.0.1:8081".parse().unwrap();
+        assert_eq!(instance_id(a), instance_id(a));
+        assert_ne!(
+            instance_id(a),
+            instance_id(b),
+            "two instances on one host differ by port"
+        );
+        assert!(instance_id(a).ends_with("-8080"), "{}", instance_id(a));
+        let any: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
+        assert!(
+            instance_id(any).ends_with(&std::process::id().to_string()),
+            "any port: the process id stands in"
+        );
+    }
     #[test]
     fn postgres_passwords_stay_out_of_the_log() {
         assert_eq!(
