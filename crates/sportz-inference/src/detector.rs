@@ -25,10 +25,10 @@ pub struct DetectorOptions {
     pub providers: Vec<Provider>,
     /// The GPU index for CUDA, TensorRT and DirectML.
     pub device_id: i32,
-    /// Intra-op threads; `None`: `SPORTZ_ORT_THREADS` when set, else one fewer than the cores
-    /// (at least 1): the decoder and the tracking stage, which run beside inference, keep a
-    /// core (`scripts/bench-pipeline`: 2 cores, 1 thread 7.2–7.3 s against 2 threads 7.7–8.0 s
-    /// for the same 500 frames).
+    /// Intra-op threads; `None`: `SPORTZ_ORT_THREADS` when set, else the number of cores. On 2
+    /// cores the built-in model tracks 1,500 frames in 24.8–25.0 s with 2 threads against
+    /// 26.5 s with 1; yolox_nano the other way (7.7–8.0 s against 7.2–7.3 s for 500 frames),
+    /// so the default follows the built-in model.
     pub threads: Option<usize>,
     /// Thresholds of decoding (confidence, NMS IoU, maximum detections).
     pub decode: DecodeConfig,
@@ -79,9 +79,7 @@ impl DetectorOptions {
                     .filter(|&n: &usize| n > 0)
             })
             .unwrap_or_else(|| {
-                let cores =
-                    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-                (cores - 1).max(1)
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
             })
     }
 }
