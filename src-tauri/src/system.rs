@@ -129,7 +129,7 @@ pub async fn start(
         settings.source_policy = SourcePolicy {
             allow_private_hosts: args.allow_private_sources,
         };
-        settings.spool_dir = Some(spool_dir(args.data_dir.as_deref()));
+        worker_dirs(&mut settings, args.data_dir.as_deref());
         Some(tokio::spawn(sportz_worker::run(
             bus.clone(),
             settings,
@@ -192,11 +192,12 @@ fn api_config(args: &SystemArgs) -> sportz_api::ApiConfig {
     }
 }
 
-/// Where a worker keeps the events the bus refused: `spool/` in the data dir.
-pub(crate) fn spool_dir(data_dir: Option<&std::path::Path>) -> PathBuf {
-    data_dir
-        .map_or_else(default_data_dir, std::path::Path::to_path_buf)
-        .join("spool")
+/// Where a worker keeps what must survive it, in the data dir: the events the bus refused
+/// (`spool/`) and its count of each session's published events (`ledger/`).
+pub(crate) fn worker_dirs(settings: &mut WorkerSettings, data_dir: Option<&std::path::Path>) {
+    let dir = data_dir.map_or_else(default_data_dir, std::path::Path::to_path_buf);
+    settings.spool_dir = Some(dir.join("spool"));
+    settings.ledger_dir = Some(dir.join("ledger"));
 }
 
 /// `--database`, else `sportz.sqlite3` in the data dir (created).

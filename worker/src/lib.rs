@@ -63,6 +63,9 @@ pub struct WorkerSettings {
     /// what a previous run left there is published at start; `None`: in memory only. One
     /// worker per directory.
     pub spool_dir: Option<std::path::PathBuf>,
+    /// Where the worker keeps its own count of each session's published events
+    /// (`session::ledger`); `None`: not kept.
+    pub ledger_dir: Option<std::path::PathBuf>,
     /// How long the end of a session retries events the bus refused.
     pub outbox_drain: Duration,
     /// The most unpublished events a session keeps while the bus is down (the oldest go first,
@@ -106,6 +109,7 @@ impl WorkerSettings {
             gpu: gpu::GpuProbe::default(),
             synthetic_size: (1280, 720),
             spool_dir: None,
+            ledger_dir: None,
             outbox_drain: Duration::from_secs(30),
             outbox_cap: 10_000,
         }
@@ -146,7 +150,7 @@ pub async fn run(
     if let Some(dir) = &settings.spool_dir {
         tokio::spawn(session::spool::replay(
             bus.clone(),
-            dir.clone(),
+            (dir.clone(), settings.ledger_dir.clone()),
             shutdown.clone(),
         ));
     }

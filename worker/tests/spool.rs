@@ -1,7 +1,8 @@
 //! Events survive the worker stopping while Redis is down: a real `redis-server` is killed
 //! mid-session, the worker keeps the refused events (and then its final status) in its spool
 //! directory and is shut down before Redis returns; a new worker on the same directory
-//! publishes them once Redis is back, each exactly once, and removes the file.
+//! publishes them once Redis is back, each exactly once, removes the file and records them in
+//! the session's ledger.
 
 mod common;
 
@@ -14,7 +15,8 @@ use common::events::{EventEveryFifth, collect_events};
 use common::*;
 use sportz_bus::Bus;
 use sportz_contract::status::SessionStatus;
-use sportz_contract::{Envelope, MatchId, Payload};
+use sportz_contract::{Envelope, EventId, MatchId, Payload};
+use sportz_worker::session::ledger;
 
 /// The envelopes in the spool files of `dir`.
 fn spool_lines(dir: &Path) -> Vec<Envelope> {
@@ -60,6 +62,7 @@ fn spooled(dir: &Path) -> Vec<u64> {
 async fn events_spooled_while_redis_is_down_are_published_by_the_next_worker() {
     let dir = tempfile::tempdir().unwrap();
     let spool_dir = dir.path().join("spool");
+    let ledger_dir = dir.path().join("ledger");
     // 8 s at 10 fps in real time: an event every 5 frames
     let clip = make_clip(dir.path(), "clip.mp4", 8, 10);
     let (bus, mut server) = redis_bus().await;
@@ -67,6 +70,7 @@ async fn events_spooled_while_redis_is_down_are_published_by_the_next_worker() {
     let mut settings = fast_settings("spool-a");
     settings.analyzers = Arc::new(EventEveryFifth);
     settings.spool_dir = Some(spool_dir.clone());
+    settings.ledger_dir = Some(ledger_dir.clone());
     settings.outbox_drain = Duration::from_secs(1);
     let worker_a = spawn_worker(&bus, settings);
     let m = MatchId::generate();
@@ -100,6 +104,26 @@ async fn events_spooled_while_redis_is_down_are_published_by_the_next_worker() {
     }
     let kept: BTreeSet<u64> = spooled(&spool_dir).into_iter().collect();
     assert!(kept.len() >= 4, "spooled: {kept:?}");
+    let kept_ids: BTreeSet<EventId> = spool_lines(&spool_dir)
+        .into_iter()
+        .filter_map(|e| match e.payload {
+            Payload::Event(ev) => Some(ev.event_id),
+            _ => None,
+        })
+        .collect();
+    let ledger_ids = || -> Vec<EventId> {
+        ledger::entries(&ledger_dir)
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.match_id == m)
+            .flat_map(|e| e.published)
+            .collect()
+    };
+    let before = ledger_ids();
+    assert!(
+        before.iter().all(|id| !kept_ids.contains(id)),
+        "the ledger lists only what the bus took, not what waits in the spool"
+    );
 
     // Redis is back (empty); a new worker on the same spool directory publishes the events
     server.restart();
@@ -109,6 +133,7 @@ async fn events_spooled_while_redis_is_down_are_published_by_the_next_worker() {
     tokio::time::sleep(Duration::from_millis(500)).await; // the reader's group exists
     let mut settings = fast_settings("spool-b");
     settings.spool_dir = Some(spool_dir.clone());
+    settings.ledger_dir = Some(ledger_dir.clone());
     let _worker_b = spawn_worker(&bus, settings);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
     while !spooled(&spool_dir).is_empty() {
@@ -128,4 +153,8 @@ async fn events_spooled_while_redis_is_down_are_published_by_the_next_worker() {
         "every spooled event reached events:stream: {seen:?}"
     );
     assert_eq!(seen.len(), distinct.len(), "none twice: {seen:?}");
+    // the replay is recorded in the session's ledger: before + the spooled ones, each once
+    let after = ledger_ids();
+    assert_eq!(after.len(), before.len() + kept_ids.len(), "{after:?}");
+    assert!(kept_ids.iter().all(|id| after.contains(id)), "{after:?}");
 }

@@ -21,11 +21,13 @@
 //! - `analyser`: the latest-wins frame slot and the analyser thread.
 //! - `control`: the control-key watcher (run, pause, stop, superseded).
 //! - `lease`: the lease keeper task.
+//! - `ledger`: the worker's own count of each session's published events, on disk.
 //! - `pipeline`: the pipeline's start and drain, and the reader loop (open, read, back off).
 
 mod analyser;
 mod control;
 mod lease;
+pub mod ledger;
 mod pipeline;
 mod publisher;
 pub(crate) mod spool;
@@ -80,7 +82,10 @@ pub(crate) async fn run(ctx: SessionCtx, started: tokio::sync::oneshot::Sender<(
         ctx.bus.clone(),
         (ctx.match_id, ctx.session_id),
         ctx.worker_id.clone(),
-        ctx.settings.spool_dir.as_deref(),
+        (
+            ctx.settings.spool_dir.as_deref(),
+            ctx.settings.ledger_dir.as_deref(),
+        ),
         (ctx.settings.outbox_cap, ctx.settings.outbox_drain),
     ));
     publisher.status(SessionStatus::Starting, None).await;

@@ -22,6 +22,7 @@ use sportz_contract::{Envelope, ErrorData, MatchId, Payload, Sequencer, SessionI
 use tokio::sync::mpsc;
 
 use super::analyser::Analysed;
+use super::ledger::Ledger;
 use super::spool::Spool;
 use crate::analyzer::AnalyzerError;
 use crate::metrics::SessionMetrics;
@@ -76,6 +77,8 @@ pub(crate) struct Publisher {
 struct Outbox {
     queue: VecDeque<Envelope>,
     spool: Option<Spool>,
+    /// The count of published events on disk (`super::ledger`).
+    ledger: Option<Ledger>,
     /// A spool write failed (logged once).
     spool_failed: bool,
 }
@@ -98,12 +101,13 @@ impl Outbox {
 
 impl Publisher {
     /// `spool_dir`: where unpublished events are kept on disk (`None`: in memory only);
+    /// `ledger_dir`: where the count of published events is kept (`None`: not kept);
     /// `(cap, drain)`: the most events kept, and how long the end of the session retries them.
     pub(crate) fn new(
         bus: ContractBus,
         (match_id, session_id): (MatchId, SessionId),
         worker_id: String,
-        spool_dir: Option<&std::path::Path>,
+        (spool_dir, ledger_dir): (Option<&std::path::Path>, Option<&std::path::Path>),
         (cap, drain): (usize, Duration),
     ) -> Self {
         Self {
@@ -116,6 +120,7 @@ impl Publisher {
             failed_at: Mutex::new(None),
             outbox: tokio::sync::Mutex::new(Outbox {
                 spool: spool_dir.map(|d| Spool::new(d, match_id, session_id)),
+                ledger: ledger_dir.map(|d| Ledger::new(d, match_id, session_id)),
                 ..Outbox::default()
             }),
             drain,
@@ -235,14 +240,14 @@ impl Publisher {
             .queue
             .extend(events.into_iter().map(|e| self.envelope(Payload::Event(e))));
         // published envelopes, and of those events (statuses may wait in the outbox too)
-        let (mut sent, mut events_sent) = (0, 0);
+        let (mut sent, mut events_sent) = (0, Vec::new());
         // while the bus is known to be down the new events only join the outbox
         let try_now = !self.bus_down();
         while let Some(env) = outbox.queue.front().filter(|_| try_now) {
             match self.publish(env).await {
                 Ok(()) => {
-                    if matches!(env.payload, Payload::Event(_)) {
-                        events_sent += 1;
+                    if let Payload::Event(e) = &env.payload {
+                        events_sent.push(e.event_id);
                     }
                     outbox.queue.pop_front();
                     sent += 1;
@@ -252,6 +257,9 @@ impl Publisher {
                     break;
                 }
             }
+        }
+        if let Some(l) = outbox.ledger.as_mut() {
+            l.published(&events_sent);
         }
         let mut dropped = 0;
         if outbox.queue.len() > self.cap {
@@ -287,7 +295,7 @@ impl Publisher {
             tracing::info!(match_id = %self.match_id, waiting = outbox.queue.len(), "events still waiting for the bus");
         }
         Sent {
-            events: events_sent,
+            events: events_sent.len(),
             dropped,
         }
     }
@@ -336,6 +344,7 @@ pub(crate) async fn publish_loop(
                     // the session's final figures
                     let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner).snapshot(Instant::now());
                     m.gpu = gpu.current();
+                    tracing::info!(match_id = %publisher.match_id, session_id = %publisher.session_id, events_published = m.events_emitted, events_dropped = m.events_dropped, frames = m.frames_processed, "the session's final figures");
                     publisher.send(Payload::Metrics(m), "metrics").await;
                     return None;
                 }

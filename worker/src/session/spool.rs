@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use sportz_bus::ContractBus;
-use sportz_contract::{Envelope, MatchId, SessionId};
+use sportz_contract::{Envelope, MatchId, Payload, SessionId};
 use tokio_util::sync::CancellationToken;
+
+use super::ledger::Ledger;
 
 /// The spool file of one session.
 #[derive(Debug)]
@@ -138,8 +140,13 @@ pub(crate) fn leftovers(dir: &Path) -> std::io::Result<Vec<Leftover>> {
 
 /// Publishes what earlier runs left in `dir`, file by file and in order, retrying while the bus
 /// is down, until done or shutdown. A file is removed once all of it went out; a file that
-/// cannot be read is renamed `.bad` so it is not retried forever.
-pub(crate) async fn replay(bus: ContractBus, dir: PathBuf, shutdown: CancellationToken) {
+/// cannot be read is renamed `.bad` so it is not retried forever. The events that went out are
+/// counted in their session's ledger in `ledger_dir`.
+pub(crate) async fn replay(
+    bus: ContractBus,
+    (dir, ledger_dir): (PathBuf, Option<PathBuf>),
+    shutdown: CancellationToken,
+) {
     let files = match leftovers(&dir) {
         Ok(f) => f,
         Err(e) => {
@@ -153,8 +160,16 @@ pub(crate) async fn replay(bus: ContractBus, dir: PathBuf, shutdown: Cancellatio
         }
         let mut sent = 0;
         while sent < file.envelopes.len() {
-            match bus.publish(&file.envelopes[sent]).await {
-                Ok(()) => sent += 1,
+            let env = &file.envelopes[sent];
+            match bus.publish(env).await {
+                Ok(()) => {
+                    sent += 1;
+                    if let (Payload::Event(e), Some(s), Some(d)) =
+                        (&env.payload, env.session_id, &ledger_dir)
+                    {
+                        Ledger::new(d, env.match_id, s).published(&[e.event_id]);
+                    }
+                }
                 Err(e) => {
                     tracing::warn!(file = %file.path.display(), left = file.envelopes.len() - sent, "spooled events wait for the bus: {e}");
                     tokio::select! {
@@ -175,7 +190,7 @@ pub(crate) async fn replay(bus: ContractBus, dir: PathBuf, shutdown: Cancellatio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sportz_contract::{EventData, EventId, EventKind, Payload};
+    use sportz_contract::{EventData, EventId, EventKind};
 
     fn event(m: MatchId, s: SessionId, seq: u64) -> Envelope {
         Envelope {
