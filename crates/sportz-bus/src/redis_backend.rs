@@ -94,12 +94,33 @@ impl RedisBus {
             .get_connection_manager_with_config(config)
             .await
             .map_err(|e| BusError::Unavailable(format!("cannot reach redis at {addr}: {e}")))?;
-        Ok(Self {
+        let bus = Self {
             client,
             conn,
             blocking: Arc::new(Mutex::new(Vec::new())),
             addr,
-        })
+        };
+        bus.check_persistence().await;
+        Ok(bus)
+    }
+
+    /// Warns when the server keeps no append-only file: a Redis crash would then lose stream
+    /// entries (events, statuses) the API has not read yet. A server that refuses `CONFIG`
+    /// (some managed services) is not second-guessed.
+    async fn check_persistence(&self) {
+        let got: Result<Vec<String>> = self
+            .query(redis::cmd("CONFIG").arg("GET").arg("appendonly"))
+            .await;
+        match got.as_deref() {
+            Ok([_, v]) if v == "no" => tracing::warn!(
+                redis = %self.addr,
+                "Redis runs without an append-only file (appendonly no): if redis-server crashes, events and statuses the API has not read yet are lost; run it with `--appendonly yes` (RELIABILITY.md)"
+            ),
+            Ok(_) => {}
+            Err(e) => {
+                tracing::debug!(redis = %self.addr, "cannot read Redis's persistence setting: {e}")
+            }
+        }
     }
 
     async fn query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Result<T> {
