@@ -102,9 +102,22 @@ impl Api {
     /// # Panics
     /// When the request fails.
     pub async fn post(&self, path: &str, body: Option<&Value>) -> (u16, Value) {
+        self.send(reqwest::Method::POST, path, body).await
+    }
+
+    /// `method path` with the operator token (and `body` as JSON) → (status, JSON body or null).
+    ///
+    /// # Panics
+    /// When the request fails.
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
         let mut req = self
             .http
-            .post(format!("{}{path}", self.base))
+            .request(method.clone(), format!("{}{path}", self.base))
             .bearer_auth(&self.token);
         if let Some(b) = body {
             req = req.json(b);
@@ -112,7 +125,7 @@ impl Api {
         let r = req
             .send()
             .await
-            .unwrap_or_else(|e| panic!("POST {path}: {e}"));
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
         let code = r.status().as_u16();
         (code, r.json().await.unwrap_or(Value::Null))
     }

@@ -46,6 +46,8 @@ pub struct RedisServer {
     port: u16,
     dir: tempfile::TempDir,
     child: Option<Child>,
+    /// With an append-only file: a restart keeps what was written (see [`Self::start_persistent`]).
+    persistent: bool,
 }
 
 impl RedisServer {
@@ -60,6 +62,25 @@ impl RedisServer {
             port: free_port(),
             dir,
             child: None,
+            persistent: false,
+        };
+        server.spawn();
+        server
+    }
+
+    /// One with an append-only file (`appendfsync everysec`), as a production Redis is run:
+    /// Redis writes each command to the file before it answers, so a killed server restarted
+    /// on the same directory has every write it acknowledged.
+    ///
+    /// # Panics
+    /// As [`Self::start`].
+    #[must_use]
+    pub fn start_persistent() -> Self {
+        let mut server = Self {
+            port: free_port(),
+            dir: tempfile::tempdir().expect("temp dir"),
+            child: None,
+            persistent: true,
         };
         server.spawn();
         server
@@ -69,7 +90,12 @@ impl RedisServer {
         let log = self.dir.path().join("redis.log");
         let child = Command::new("redis-server")
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
+            .args(["--save", ""])
+            .args(if self.persistent {
+                ["--appendonly", "yes", "--appendfsync", "everysec"]
+            } else {
+                ["--appendonly", "no", "--appendfsync", "no"]
+            })
             .arg("--dir")
             .arg(self.dir.path())
             .arg("--logfile")
@@ -101,7 +127,7 @@ impl RedisServer {
         }
     }
 
-    /// Starts it again on the same port (empty: nothing was persisted).
+    /// Starts it again on the same port (empty unless it is persistent).
     pub fn restart(&mut self) {
         self.kill();
         self.spawn();
