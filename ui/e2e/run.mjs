@@ -4,9 +4,9 @@
 //   npm run test:e2e -- --mock
 // Ends with a line "N passed, N failed".
 
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, existsSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,12 +47,15 @@ const MODEL = process.env.SPORTZ_MODEL
   ?? (process.env.SPORTZ_ASSETS && existsSync(join(process.env.SPORTZ_ASSETS, 'models/yolox_nano.onnx'))
     ? join(process.env.SPORTZ_ASSETS, 'models/yolox_nano.onnx') : undefined);
 
-function startServer({ port: p = port, dir = dataDir, extraEnv = {} } = {}) {
+// `builtInModel`: the built-in detector (events on synthetic matches) instead of MODEL.
+function startServer({ port: p = port, dir = dataDir, extraEnv = {}, extraArgs = [], builtInModel = false } = {}) {
   const ort = ortDylib();
-  const env = { ...process.env, ...(ort ? { ORT_DYLIB_PATH: ort } : {}), ...(MODEL && !MOCK ? { SPORTZ_MODEL: MODEL } : {}), SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: 'true', RUST_LOG: process.env.RUST_LOG ?? 'warn', ...extraEnv };
+  const model = MODEL && !MOCK && !builtInModel ? { SPORTZ_MODEL: MODEL } : {};
+  const env = { ...process.env, ...(ort ? { ORT_DYLIB_PATH: ort } : {}), ...model, SPORTZ_OPERATOR_TOKEN: TOKEN, SPORTZ_UI_DIR: join(uiDir, 'dist'), SPORTZ_NO_DEMO: 'true', RUST_LOG: process.env.RUST_LOG ?? 'warn', ...extraEnv };
+  if (builtInModel) delete env.SPORTZ_MODEL;
   const [cmd, args] = MOCK
     ? [process.execPath, [join(uiDir, 'e2e/mock-server.mjs'), '--bind', `127.0.0.1:${p}`, '--state', join(dir, 'mock-state.json')]]
-    : [BIN, ['--headless', '--bind', `127.0.0.1:${p}`, '--data-dir', dir]];
+    : [BIN, ['--headless', '--bind', `127.0.0.1:${p}`, '--data-dir', dir, ...extraArgs]];
   if (!MOCK && !existsSync(BIN)) throw new Error(`no server binary at ${BIN}: cargo build -p sportz, or set SPORTZ_BIN`);
   const child = spawn(cmd, args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
@@ -432,6 +435,87 @@ try {
       rmSync(dir2, { recursive: true, force: true });
     }
   });
+
+  // Issue 18: Redis cut under a browser on the match page of a running match. The page's stream
+  // says reconnecting, comes back, and once the match is over it lists every stored event
+  // (the reconnect asks for what it missed with ?since=).
+  await scenario('Redis killed under the match page of a running match: reconnecting → connected, every event on screen', async () => {
+    const rport = await freePort();
+    const rdir = mkdtempSync(join(tmpdir(), 'sportz-e2e-redis-'));
+    const startRedis = () => {
+      const r = spawn('redis-server', ['--port', String(rport), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', rdir], { stdio: 'ignore' });
+      r.exited = new Promise((res) => r.once('exit', res));
+      return r;
+    };
+    const redisUp = async () => {
+      for (let i = 0; i < 100; i++) {
+        const ok = await new Promise((res) => {
+          const s = createConnection(rport, '127.0.0.1');
+          s.once('connect', () => { s.destroy(); res(true); });
+          s.once('error', () => res(false));
+        });
+        if (ok) return;
+        await sleep(100);
+      }
+      throw new Error('redis-server did not listen');
+    };
+    let redis = startRedis();
+    const port3 = await freePort();
+    const base3 = `http://127.0.0.1:${port3}`;
+    const dir3 = mkdtempSync(join(tmpdir(), 'sportz-e2e-redis-match-'));
+    let server3 = null;
+    try {
+      await redisUp();
+      const synth = spawnSync(BIN, ['synth', '--seed', '4243', '--seconds', '20', '--size', '640x360', '--out', join(dir3, 'synth')]);
+      assert(synth.status === 0, `sportz synth failed: ${synth.stderr}`);
+      server3 = startServer({ port: port3, dir: dir3, extraArgs: ['--redis', `redis://127.0.0.1:${rport}`], builtInModel: true });
+      await waitHealthy(server3, 90_000, base3);
+      const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+      const created = await (await fetch(`${base3}/matches`, { method: 'POST', headers: auth, body: JSON.stringify({ homeTeam: 'Reds', awayTeam: 'Blues', videoSource: { type: 'file', value: join(dir3, 'synth', 'match.mp4') } }) })).json();
+      const id = created.data.id;
+      const pairs = JSON.parse(readFileSync(join(dir3, 'synth', 'calibration.json'), 'utf8'));
+      const cal = await fetch(`${base3}/matches/${id}/calibration`, { method: 'PUT', headers: auth, body: JSON.stringify({ pairs }) });
+      assert(cal.ok, `calibration: ${cal.status}`);
+      const ctxG = await browser.newContext(desktop);
+      const g = await ctxG.newPage();
+      await g.goto(`${base3}/#/match/${id}`);
+      await g.waitForSelector('.panel-head .conn[data-state="connected"]', { timeout: 30_000 });
+      const start = await fetch(`${base3}/matches/${id}/start`, { method: 'POST', headers: auth });
+      assert(start.ok, `start: ${start.status}`);
+      await g.waitForSelector('li.event', { timeout: 60_000 });
+      redis.kill('SIGKILL');
+      await redis.exited;
+      await g.waitForSelector('.panel-head .conn[data-state="reconnecting"]', { timeout: 15_000 });
+      await shot(g, '16-redis-down-reconnecting');
+      await sleep(2000);
+      redis = startRedis();
+      await redisUp();
+      await g.waitForSelector('.panel-head .conn[data-state="connected"]', { timeout: 45_000 });
+      const t0 = Date.now();
+      let status = '';
+      while (Date.now() - t0 < 120_000) {
+        status = (await (await fetch(`${base3}/matches/${id}`, { headers: auth })).json()).data.status;
+        if (['completed', 'failed', 'stopped'].includes(status)) break;
+        await sleep(500);
+      }
+      assert(status === 'completed', `the match ended ${status}`);
+      const stored = (await (await fetch(`${base3}/matches/${id}/events?limit=100`, { headers: auth })).json()).data.length;
+      assert(stored > 0 && stored <= 50, `stored events: ${stored} (the page lists 50)`);
+      await g.waitForFunction((n) => document.querySelectorAll('li.event').length === n, stored, { timeout: 20_000 })
+        .catch(async () => {
+          const shown = await g.evaluate(() => document.querySelectorAll('li.event').length);
+          throw new Error(`the page lists ${shown} events, the store has ${stored}`);
+        });
+      console.log(`  ${stored} events stored, ${stored} on the page after the Redis restart`);
+      await shot(g, '17-redis-back-every-event');
+      await ctxG.close();
+    } finally {
+      await stopServer(server3);
+      redis.kill('SIGKILL');
+      rmSync(dir3, { recursive: true, force: true });
+      rmSync(rdir, { recursive: true, force: true });
+    }
+  }, MOCK ? 'needs the real server and redis-server' : undefined);
 } catch (e) {
   console.log(`✗ setup: ${e?.stack ?? e}`);
   results.push({ name: 'setup', ok: false });
