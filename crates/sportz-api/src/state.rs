@@ -81,6 +81,8 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     /// Set once the fan-out subscription is live (part of readiness).
     pub fanout_ready: AtomicBool,
+    /// The fits of stored calibrations (`GET /matches/{id}/calibration` does not refit).
+    pub calibration_fits: crate::service::calibration::FitCache,
     next_client: AtomicU64,
 }
 
@@ -104,6 +106,7 @@ impl AppState {
             relays: Arc::default(),
             shutdown,
             fanout_ready: AtomicBool::new(false),
+            calibration_fits: crate::service::calibration::FitCache::default(),
             next_client: AtomicU64::new(1),
         }
     }

@@ -32,8 +32,7 @@ pub(crate) async fn get_calibration(
     _: Reader,
     MatchPath(id): MatchPath,
 ) -> ApiResult<Json<Value>> {
-    let pairs = service::calibration::get_calibration(&st, id).await?;
-    let fit = service::calibration::reprojection_error(&pairs);
+    let (pairs, fit) = service::calibration::get_calibration(&st, id).await?;
     Ok(data(CalibrationDto::new(pairs, fit)))
 }
 
@@ -68,9 +67,8 @@ pub(crate) async fn set_calibration(
                 )
             })
         })?;
-    let m = service::calibration::set_calibration(&st, id, pairs).await?;
-    let fit = service::calibration::reprojection_error(&m.calibration);
-    Ok(data(CalibrationDto::new(m.calibration, fit)))
+    let (m, fit) = service::calibration::set_calibration(&st, id, pairs).await?;
+    Ok(data(CalibrationDto::new(m.calibration, Some(fit))))
 }
 
 /// A JPEG still of the match's video at `t` seconds, for clicking calibration landmarks.
