@@ -211,7 +211,7 @@ async fn an_srt_stream_plays_and_survives_its_server_going_away() {
         stop.clone(),
         pause.clone(),
     );
-    tokio::time::sleep(Duration::from_millis(500)).await; // listening
+    // no wait for the listener: the worker's SRT caller retries its handshake until it answers
     let source = VideoSource::Srt(format!("srt://127.0.0.1:{port}?mode=caller"));
     live_source_survives_an_outage("srt", source, stop, pause).await;
     let _ = server.join();
@@ -333,7 +333,12 @@ async fn an_rtsp_stream_plays_and_survives_its_source_going_away() {
     let dir = tempfile::tempdir().unwrap();
     let clip = ts_clip(dir.path(), 6);
     let (stop, pause) = flags();
-    tokio::time::sleep(Duration::from_millis(500)).await; // listening
+    for port in [source, client] {
+        assert!(
+            sportz_testkit::listening(port, Duration::from_secs(20)),
+            "rtsp-server-perl does not listen on {port}"
+        );
+    }
     let publisher = serve_live(
         clip,
         ("rtsp", &["-rtsp_transport", "udp"]),

@@ -129,8 +129,11 @@ async fn events_spooled_while_redis_is_down_are_published_by_the_next_worker() {
     server.restart();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let raw: Arc<dyn Bus> = Arc::new(sportz_bus::RedisBus::connect(&server.url()).await.unwrap());
+    // the reader's group exists before anything is published (it reads only new entries)
+    raw.ensure_group(sportz_contract::keys::EVENTS_STREAM, "test")
+        .await
+        .unwrap();
     let reader = tokio::spawn(collect_events(raw, stop_rx));
-    tokio::time::sleep(Duration::from_millis(500)).await; // the reader's group exists
     let mut settings = fast_settings("spool-b");
     settings.spool_dir = Some(spool_dir.clone());
     settings.ledger_dir = Some(ledger_dir.clone());

@@ -28,16 +28,26 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-fn wait_for_port(port: u16, what: &str, log: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
+/// Whether something accepts TCP connections on `127.0.0.1:port` within `within`.
+#[must_use]
+pub fn listening(port: u16, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
         }
         std::thread::sleep(Duration::from_millis(25));
     }
-    let log = std::fs::read_to_string(log).unwrap_or_default();
-    panic!("{what} did not listen on port {port} within 20 s; log:\n{log}");
+}
+
+fn wait_for_port(port: u16, what: &str, log: &Path) {
+    if !listening(port, Duration::from_secs(20)) {
+        let log = std::fs::read_to_string(log).unwrap_or_default();
+        panic!("{what} did not listen on port {port} within 20 s; log:\n{log}");
+    }
 }
 
 /// A private `redis-server` on a free port, killed when dropped.
