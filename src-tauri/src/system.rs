@@ -129,12 +129,12 @@ pub async fn start(
         settings.source_policy = SourcePolicy {
             allow_private_hosts: args.allow_private_sources,
         };
-        worker_dirs(&mut settings, args.data_dir.as_deref());
-        Some(tokio::spawn(sportz_worker::run(
-            bus.clone(),
-            settings,
-            shutdown.clone(),
-        )))
+        let lock = worker_dirs(&mut settings, args.data_dir.as_deref())?;
+        let (bus, shutdown) = (bus.clone(), shutdown.clone());
+        Some(tokio::spawn(async move {
+            let _lock = lock; // held while the worker runs
+            sportz_worker::run(bus, settings, shutdown).await
+        }))
     } else {
         None
     };
@@ -193,11 +193,40 @@ fn api_config(args: &SystemArgs) -> sportz_api::ApiConfig {
 }
 
 /// Where a worker keeps what must survive it, in the data dir: the events the bus refused
-/// (`spool/`) and its count of each session's published events (`ledger/`).
-pub(crate) fn worker_dirs(settings: &mut WorkerSettings, data_dir: Option<&std::path::Path>) {
+/// (`spool/`) and its record of each session's published events (`ledger/`). One worker per
+/// data dir (two would replay each other's spool): the returned lock on `<data dir>/worker.lock`
+/// is held for as long as the worker runs, and a second worker on the same dir is refused.
+///
+/// # Errors
+/// The data dir cannot be created, or another worker holds it.
+pub(crate) fn worker_dirs(
+    settings: &mut WorkerSettings,
+    data_dir: Option<&std::path::Path>,
+) -> anyhow::Result<std::fs::File> {
     let dir = data_dir.map_or_else(default_data_dir, std::path::Path::to_path_buf);
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create the data dir {}", dir.display()))?;
+    let path = dir.join("worker.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+            "another sportz worker uses the data dir {} (it holds {}); give each worker its own --data-dir",
+            dir.display(),
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+        }
+    }
     settings.spool_dir = Some(dir.join("spool"));
     settings.ledger_dir = Some(dir.join("ledger"));
+    Ok(lock)
 }
 
 /// `--database`, else `sportz.sqlite3` in the data dir (created).

@@ -77,6 +77,8 @@ async fn api_and_worker_recover_from_a_redis_restart() {
     let _worker = Child(
         Command::new(sportz_bin())
             .args(["worker", "--redis", &redis.url(), "--worker-id", "w-outage"])
+            .arg("--data-dir")
+            .arg(dir.path().join("worker"))
             .env("SPORTZ_LOG", "warn")
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -19,6 +19,60 @@ fn a_worker_without_a_bus_says_what_it_needs() {
     assert!(err.contains("--redis redis://host:port"), "{err}");
 }
 
+#[test]
+fn a_second_worker_on_the_same_data_dir_is_refused() {
+    let redis = sportz_testkit::RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let args = |id: &'static str| {
+        let mut c = Command::new(sportz_bin());
+        c.args(["worker", "--redis", &redis.url(), "--model", "none"])
+            .args(["--worker-id", id])
+            .arg("--data-dir")
+            .arg(&data)
+            .env("SPORTZ_LOG", "warn");
+        c
+    };
+    let mut first = args("first")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = data.join("worker.lock");
+    // whether a worker holds the data dir's lock (tried, and let go at once when free)
+    let held = || {
+        std::fs::File::open(&lock)
+            .is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
+    };
+    let until_held = |what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !held() {
+            assert!(Instant::now() < deadline, "{what} never took its data dir");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    until_held("the first worker");
+    let second = args("second").output().unwrap();
+    let _ = first.kill();
+    let _ = first.wait();
+    assert!(!second.status.success(), "{second:?}");
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains("another sportz worker uses the data dir") && err.contains("--data-dir"),
+        "{err}"
+    );
+    // once the first is gone the dir is free again
+    let mut third = args("third")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    until_held("a worker on the freed data dir");
+    assert!(third.try_wait().unwrap().is_none(), "it runs");
+    let _ = third.kill();
+    let _ = third.wait();
+}
+
 #[tokio::test]
 async fn sigkill_of_a_worker_lets_its_lease_expire_within_8_s() {
     let redis = sportz_testkit::RedisServer::start();
@@ -31,6 +85,8 @@ async fn sigkill_of_a_worker_lets_its_lease_expire_within_8_s() {
 
     let mut child = Command::new(sportz_bin())
         .args(["worker", "--redis", &redis.url(), "--worker-id", "doomed"])
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
         .env("SPORTZ_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())

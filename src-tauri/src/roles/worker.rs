@@ -28,7 +28,7 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
     settings.source_policy = SourcePolicy {
         allow_private_hosts: args.allow_private_sources,
     };
-    crate::system::worker_dirs(&mut settings, args.data_dir.as_deref());
+    let _lock = crate::system::worker_dirs(&mut settings, args.data_dir.as_deref())?;
     let shutdown = CancellationToken::new();
     crate::process::cancel_on_signals(shutdown.clone());
     sportz_worker::run(ContractBus::new(bus), settings, shutdown).await?;
