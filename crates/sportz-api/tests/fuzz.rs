@@ -121,6 +121,39 @@ async fn ten_thousand_hostile_inputs_get_4xx_or_error_never_a_crash() {
         "x".repeat(2_000),
     ];
     let mut id = id;
+    // a match with a real (2 s) video, for the inputs that run ffmpeg on the match's source
+    // (`/still`, the automatic calibration)
+    let video = sportz_testkit::TestClip::new(2, 10).make(&dir.path().join("clip.mp4"));
+    let media = s
+        .create_match(json!({"homeTeam": "M", "awayTeam": "N",
+            "videoSource": {"type": "file", "value": video.display().to_string()}}))
+        .await;
+    let media_ids = [
+        media["id"].as_str().unwrap().to_owned(),
+        id.clone(),
+        "match_00000000000000000000000000".to_owned(),
+    ];
+    let odd_t = [
+        "0",
+        "1.5",
+        "-1",
+        "1e308",
+        "-1e308",
+        "NaN",
+        "inf",
+        "-inf",
+        "1e-320",
+        "abc",
+        "",
+        "0x10",
+        "99999999999999999999",
+        "1.0.0",
+        "%00",
+        "2",
+    ];
+    let mut media_inputs = 0;
+    // a live match stream, sent hostile text: the server ignores it and keeps the socket
+    let mut live = connect(&format!("{}/ws/matches/{}", s.ws, media_ids[0])).await;
     // (method, path template, a valid body); `{id}` is replaced
     let pair = json!({"pixel": {"x": 10.0, "y": 20.0}, "pitch": {"x": 0.0, "y": 0.0}});
     let targets: Vec<(&str, &str, Value)> = vec![
@@ -180,12 +213,45 @@ async fn ten_thousand_hostile_inputs_get_4xx_or_error_never_a_crash() {
         .build()
         .unwrap();
     let mut resent = 0;
-    let mut r = Rng(seed | 1);
+    let mut r = Rng(seed.wrapping_mul(2) | 1); // odd, and distinct for every seed
     let mut codes = std::collections::BTreeMap::<u16, usize>::new();
     let mut ws_inputs = 0;
     let mut centre = connect(&format!("{}/ws", s.ws)).await;
     let _welcome = recv(&mut centre, 5).await;
     for i in 0..n {
+        if i % 40 == 21 {
+            // ffmpeg on the match's video: a still at odd times, an automatic calibration with
+            // odd bodies; a 2xx, or a 4xx (409: ffmpeg could not, 422: the guard) with an error
+            media_inputs += 1;
+            let target = r.pick(&media_ids).clone();
+            let t = *r.pick(&odd_t);
+            let req = if r.below(2) == 0 {
+                http.get(format!("{}/matches/{target}/still?t={t}", s.base))
+            } else {
+                let body = mutate(&mut r, &json!({"t": 1.0}));
+                http.post(format!("{}/matches/{target}/calibration/auto", s.base))
+                    .json(&body)
+            };
+            let resp = req.bearer_auth(TOKEN).send().await.unwrap();
+            let code = resp.status().as_u16();
+            *codes.entry(code).or_default() += 1;
+            let body = resp.text().await.unwrap_or_default();
+            assert!(
+                code < 500 || code == 503,
+                "input {i} (media, t={t}) got {code}: {}",
+                body.chars().take(300).collect::<String>()
+            );
+            // and a hostile text on the live stream
+            {
+                let text = match r.below(3) {
+                    0 => mutate(&mut r, &json!({"type": "subscribe", "matchId": id})).to_string(),
+                    1 => "x".repeat(r.below(100_000)),
+                    _ => String::from_utf8_lossy(&raw_body(&mut r, &json!({"t": 1}))).into_owned(),
+                };
+                live.send(Message::Text(text.into())).await.unwrap();
+            }
+            continue;
+        }
         if i % 10 == 9 {
             // a WebSocket input on /ws: every malformed one is answered with `error`
             ws_inputs += 1;
@@ -279,8 +345,25 @@ async fn ten_thousand_hostile_inputs_get_4xx_or_error_never_a_crash() {
         }
     }
     println!(
-        "fuzz: HTTP status counts {codes:?}, {ws_inputs} WebSocket inputs on /ws, {resent} resent after a closed connection"
+        "fuzz: HTTP status counts {codes:?}, {media_inputs} of them running ffmpeg (/still, automatic calibration), {ws_inputs} WebSocket inputs on /ws, {resent} resent after a closed connection"
     );
+    // the live stream took its hostile text and is still open: it answers a ping
+    live.send(Message::Ping(b"still there?".to_vec().into()))
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let m = tokio::time::timeout_at(deadline, live.next())
+            .await
+            .expect("the live stream answers the ping")
+            .expect("the live stream is open")
+            .expect("no protocol error");
+        match m {
+            Message::Pong(p) if p.as_ref() == b"still there?" => break,
+            Message::Close(c) => panic!("the live stream closed: {c:?}"),
+            _ => {}
+        }
+    }
     // still healthy, and still serving
     let (code, _) = s.get("/health").await;
     assert_eq!(code, 200);
