@@ -128,30 +128,47 @@ pub fn utc(t: f64) -> String {
 /// The side each person track plays for: the most frequent `home`/`away` over its frames
 /// (shirt-colour clustering can flicker); tracks never assigned a side are absent.
 fn track_sides(frames: &[FrameData]) -> HashMap<u64, TeamSide> {
-    let mut votes: HashMap<u64, [u32; 2]> = HashMap::new();
+    let mut votes = SideVotes::default();
     for f in frames {
+        votes.add(f);
+    }
+    votes.sides()
+}
+
+/// The votes behind each track's side, one frame at a time (for exports that read their frames
+/// from a file twice instead of holding them: [`cdf_frame`]).
+#[derive(Debug, Default, Clone)]
+pub struct SideVotes(HashMap<u64, [u32; 2]>);
+
+impl SideVotes {
+    pub fn add(&mut self, f: &FrameData) {
         for p in &f.players {
             let slot = match p.team {
                 Some(TeamSide::Home) => 0,
                 Some(TeamSide::Away) => 1,
                 _ => continue,
             };
-            votes.entry(p.track_id).or_default()[slot] += 1;
+            self.0.entry(p.track_id).or_default()[slot] += 1;
         }
     }
-    votes
-        .into_iter()
-        .map(|(id, [h, a])| {
-            (
-                id,
-                if h >= a {
-                    TeamSide::Home
-                } else {
-                    TeamSide::Away
-                },
-            )
-        })
-        .collect()
+
+    /// Each voted track's side (home on a tie).
+    #[must_use]
+    pub fn sides(&self) -> HashMap<u64, TeamSide> {
+        self.0
+            .iter()
+            .map(|(&id, &[h, a])| {
+                (
+                    id,
+                    if h >= a {
+                        TeamSide::Home
+                    } else {
+                        TeamSide::Away
+                    },
+                )
+            })
+            .collect()
+    }
 }
 
 fn person_id(track_id: u64) -> String {
@@ -188,39 +205,48 @@ pub fn cdf_tracking(frames: &[FrameData], opts: &ExportOptions) -> Vec<Value> {
     let k0 = kickoff(frames, opts);
     frames
         .iter()
-        .map(|f| {
-            let (mut home, mut away, mut officials) = (Vec::new(), Vec::new(), Vec::new());
-            for p in &f.players {
-                let (x, y) = xy(p.pitch, opts, to_cdf_pitch);
-                let entry =
-                    json!({"id": person_id(p.track_id), "x": x, "y": y, "is_visible": true});
-                match p.class {
-                    ObjectClass::Referee => officials.push(
-                        json!({"id": person_id(p.track_id), "x": entry["x"], "y": entry["y"]}),
-                    ),
-                    ObjectClass::Player | ObjectClass::Goalkeeper => match sides.get(&p.track_id) {
-                        Some(TeamSide::Home) => home.push(entry),
-                        Some(TeamSide::Away) => away.push(entry),
-                        _ => {}
-                    },
-                    ObjectClass::Ball => {}
-                }
-            }
-            let (bx, by) = xy(f.ball.as_ref().and_then(|b| b.pitch), opts, to_cdf_pitch);
-            json!({
-                "frame_id": f.frame_number,
-                "timestamp": utc(k0 + f.video_timestamp),
-                "period": "first_half",
-                "match": {"id": opts.match_id},
-                "teams": {
-                    "home": {"id": opts.home_team_id, "players": home},
-                    "away": {"id": opts.away_team_id, "players": away},
-                },
-                "ball": {"x": bx, "y": by, "z": Value::Null},
-                "officials": officials,
-            })
-        })
+        .map(|f| cdf_frame(f, &sides, k0, opts))
         .collect()
+}
+
+/// One frame of [`cdf_tracking`], given every track's side ([`SideVotes::sides`] over all the
+/// frames) and the kick-off's Unix time (`opts.kickoff_unix`, else the first frame's
+/// `timestamp − video_timestamp`).
+#[must_use]
+pub fn cdf_frame(
+    f: &FrameData,
+    sides: &HashMap<u64, TeamSide>,
+    kickoff_unix: f64,
+    opts: &ExportOptions,
+) -> Value {
+    let (mut home, mut away, mut officials) = (Vec::new(), Vec::new(), Vec::new());
+    for p in &f.players {
+        let (x, y) = xy(p.pitch, opts, to_cdf_pitch);
+        let entry = json!({"id": person_id(p.track_id), "x": x, "y": y, "is_visible": true});
+        match p.class {
+            ObjectClass::Referee => officials
+                .push(json!({"id": person_id(p.track_id), "x": entry["x"], "y": entry["y"]})),
+            ObjectClass::Player | ObjectClass::Goalkeeper => match sides.get(&p.track_id) {
+                Some(TeamSide::Home) => home.push(entry),
+                Some(TeamSide::Away) => away.push(entry),
+                _ => {}
+            },
+            ObjectClass::Ball => {}
+        }
+    }
+    let (bx, by) = xy(f.ball.as_ref().and_then(|b| b.pitch), opts, to_cdf_pitch);
+    json!({
+        "frame_id": f.frame_number,
+        "timestamp": utc(kickoff_unix + f.video_timestamp),
+        "period": "first_half",
+        "match": {"id": opts.match_id},
+        "teams": {
+            "home": {"id": opts.home_team_id, "players": home},
+            "away": {"id": opts.away_team_id, "players": away},
+        },
+        "ball": {"x": bx, "y": by, "z": Value::Null},
+        "officials": officials,
+    })
 }
 
 /// [`cdf_tracking`] as JSONL text (one line per frame, each ending in a newline).
@@ -477,24 +503,29 @@ pub fn gsr_predictions(frames: &[FrameData], opts: &ExportOptions) -> Value {
 /// pedestrians; the ball has its own figures in `sportz eval`).
 #[must_use]
 pub fn mot_tracking(frames: &[FrameData]) -> String {
-    use std::fmt::Write as _;
     let mut out = String::new();
     for f in frames {
-        for p in &f.players {
-            let [x1, y1, x2, y2] = p.bbox;
-            // writing to a String cannot fail
-            let _ = writeln!(
-                out,
-                "{},{},{:.2},{:.2},{:.2},{:.2},{:.4},-1,-1,-1",
-                f.frame_number + 1,
-                p.track_id,
-                x1,
-                y1,
-                x2 - x1,
-                y2 - y1,
-                p.confidence
-            );
-        }
+        mot_frame(f, &mut out);
     }
     out
+}
+
+/// One frame's lines of [`mot_tracking`], appended to `out`.
+pub fn mot_frame(f: &FrameData, out: &mut String) {
+    use std::fmt::Write as _;
+    for p in &f.players {
+        let [x1, y1, x2, y2] = p.bbox;
+        // writing to a String cannot fail
+        let _ = writeln!(
+            out,
+            "{},{},{:.2},{:.2},{:.2},{:.2},{:.4},-1,-1,-1",
+            f.frame_number + 1,
+            p.track_id,
+            x1,
+            y1,
+            x2 - x1,
+            y2 - y1,
+            p.confidence
+        );
+    }
 }
