@@ -88,6 +88,17 @@ pub struct SystemArgs {
     /// worker's sessions and the calibration stills the API reads).
     #[arg(long, env = "SPORTZ_ALLOW_PRIVATE_SOURCES")]
     pub allow_private_sources: bool,
+    /// Days a session's recording is kept (in `recordings/` of the data dir; 0: until
+    /// --recording-max-gb needs the room). Every session's messages are recorded, for export
+    /// (`GET /matches/{id}/sessions/{sid}/export`, `sportz export`).
+    #[arg(long, env = "SPORTZ_RECORDING_DAYS", default_value_t = 30)]
+    pub recording_days: u32,
+    /// The most the recordings may take on disk, in GB; the oldest go first beyond it.
+    #[arg(long, env = "SPORTZ_RECORDING_MAX_GB", default_value_t = 20.0)]
+    pub recording_max_gb: f64,
+    /// Record nothing (no exports after the fact).
+    #[arg(long, env = "SPORTZ_NO_RECORDING")]
+    pub no_recording: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -128,6 +139,41 @@ pub enum Command {
         after_help = "Examples:\n  tracking (a `sportz track` run against `sportz synth` truth):\n    sportz eval --truth synth/truth.jsonl --pred run.jsonl\n    sportz eval --truth synth/truth.jsonl --pred run.jsonl --json > scores.json\n  detection (`sportz detect` output against YOLO labels, classes from a data.yaml beside them):\n    sportz eval --detections dets.jsonl --labels valid/labels\n    sportz eval --detections dets.jsonl --labels labels --data data.yaml --conf 0.3 --json\n  cameras (`sportz calibrate` output against pitch keypoint labels):\n    sportz eval --cameras cams.jsonl --keypoints valid/labels"
     )]
     Eval(EvalArgs),
+    /// Export a recorded session (every session the API ran is recorded in its data dir) as
+    /// JSONL, events CSV, CDF tracking, SoccerNet GSR or MOTChallenge; or list the recordings.
+    /// From another machine: `GET /matches/{id}/sessions/{sid}/export?format=…` of the API.
+    #[command(after_help = "Examples:
+  sportz export --list
+  sportz export --match match_01J… --format cdf --out match.cdf.jsonl
+  sportz export --match match_01J… --session ses_01J… --format events-csv --out events.csv
+  curl -o m.cdf.jsonl 'http://host:8080/matches/match_01J…/sessions/ses_01J…/export?format=cdf'")]
+    Export(ExportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The match whose session to export.
+    #[arg(long = "match", required_unless_present = "list")]
+    pub match_id: Option<String>,
+    /// The session (default: the match's newest recorded session).
+    #[arg(long)]
+    pub session: Option<String>,
+    /// jsonl (every recorded message), events-csv, cdf, gsr or mot.
+    #[arg(long, required_unless_present = "list")]
+    pub format: Option<String>,
+    /// Where to write (`-`: standard output).
+    #[arg(long, required_unless_present = "list")]
+    pub out: Option<PathBuf>,
+    /// List the recordings instead (match, session, size, last written).
+    #[arg(long)]
+    pub list: bool,
+    /// The API's data dir, whose `recordings/` is read (default: ~/.local/share/sportz).
+    #[arg(long, env = "SPORTZ_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// The API's store, where the events are (Postgres URL or SQLite path; default:
+    /// sportz.sqlite3 in the data dir).
+    #[arg(long, env = "SPORTZ_DATABASE")]
+    pub database: Option<String>,
 }
 
 #[derive(Debug, Args)]

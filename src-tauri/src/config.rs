@@ -47,6 +47,9 @@ pub struct FileConfig {
     pub model: Option<PathBuf>,
     pub capacity: Option<u32>,
     pub allow_private_sources: Option<bool>,
+    pub recording_days: Option<u32>,
+    pub recording_max_gb: Option<f64>,
+    pub no_recording: Option<bool>,
 }
 
 /// The config file to read: the given one (which must exist), else the default when present.
@@ -104,6 +107,9 @@ pub fn apply(args: &mut SystemArgs, file: FileConfig, m: &ArgMatches) {
     take!(model);
     take!(capacity);
     take!(allow_private_sources);
+    take!(recording_days);
+    take!(recording_max_gb);
+    take!(no_recording);
 }
 
 /// Hides a URL's password.
@@ -158,6 +164,9 @@ pub fn render(args: &SystemArgs) -> String {
     );
     out += &opt("capacity", args.capacity.map(|c| c.to_string()));
     out += &format!("allow_private_sources = {}\n", args.allow_private_sources);
+    out += &format!("recording_days = {}\n", args.recording_days);
+    out += &format!("recording_max_gb = {}\n", args.recording_max_gb);
+    out += &format!("no_recording = {}\n", args.no_recording);
     out
 }
 

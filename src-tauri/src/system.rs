@@ -179,6 +179,15 @@ fn api_config(args: &SystemArgs) -> sportz_api::ApiConfig {
         source_policy: SourcePolicy {
             allow_private_hosts: args.allow_private_sources,
         },
+        recordings: (!args.no_recording).then(|| sportz_api::recording::RecordingSettings {
+            dir: args
+                .data_dir
+                .clone()
+                .unwrap_or_else(default_data_dir)
+                .join("recordings"),
+            keep_days: args.recording_days,
+            max_bytes: (args.recording_max_gb.max(0.0) * f64::from(1u32 << 30)) as u64,
+        }),
         ..sportz_api::ApiConfig::default()
     };
     if args.no_rate_limit {
@@ -240,7 +249,7 @@ fn database_location(args: &SystemArgs) -> anyhow::Result<String> {
     Ok(data_dir.join("sportz.sqlite3").display().to_string())
 }
 
-fn default_data_dir() -> PathBuf {
+pub(crate) fn default_data_dir() -> PathBuf {
     std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))

@@ -31,9 +31,9 @@ use sportz_store::{
 
 use crate::state::AppState;
 
-const RETRY: Duration = Duration::from_secs(1);
+pub(crate) const RETRY: Duration = Duration::from_secs(1);
 
-async fn pause(state: &AppState, d: Duration) -> bool {
+pub(crate) async fn pause(state: &AppState, d: Duration) -> bool {
     tokio::select! {
         () = state.shutdown.cancelled() => false,
         () = tokio::time::sleep(d) => true,

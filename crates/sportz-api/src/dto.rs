@@ -243,6 +243,23 @@ pub struct HealthDto {
     pub bus: BusHealth,
     pub store: StoreHealth,
     pub fanout: bool,
+    /// Where sessions are recorded and what that takes (`null` when recording is off).
+    pub recordings: Option<RecordingsHealth>,
+}
+
+/// The recordings part of [`HealthDto`].
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordingsHealth {
+    pub dir: String,
+    pub files: u64,
+    pub bytes: u64,
+    /// The disk-use cap, in bytes.
+    pub max_bytes: u64,
+    pub keep_days: u32,
+    /// Sessions whose recording stopped on a write error, and the last such error.
+    pub errors: u64,
+    pub last_error: Option<String>,
 }
 
 /// The bus part of [`HealthDto`].

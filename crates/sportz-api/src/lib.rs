@@ -34,6 +34,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod queue;
 pub mod ratelimit;
+pub mod recording;
 pub mod relay;
 pub mod rest;
 pub mod router;

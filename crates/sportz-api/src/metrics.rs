@@ -31,6 +31,7 @@ pub struct Metrics {
     pub http_requests: Family<HttpLabels, Counter>,
     pub http_latency: Histogram,
     pub rate_limited: Counter,
+    pub recording_errors: Counter,
 }
 
 fn ep(endpoint: &str) -> Endpoint {
@@ -49,6 +50,12 @@ impl Default for Metrics {
         let http_requests = Family::<HttpLabels, Counter>::default();
         let http_latency = Histogram::new(exponential_buckets(0.0005, 2.0, 14));
         let rate_limited = Counter::default();
+        let recording_errors = Counter::default();
+        registry.register(
+            "recording_errors",
+            "Session recordings stopped by a write error (a full disk, …)",
+            recording_errors.clone(),
+        );
         registry.register(
             "ws_connections",
             "Open WebSocket connections",
@@ -93,6 +100,7 @@ impl Default for Metrics {
             http_requests,
             http_latency,
             rate_limited,
+            recording_errors,
         }
     }
 }
@@ -116,6 +124,10 @@ impl Metrics {
 
     pub fn sent_n(&self, endpoint: &str, n: u64) {
         self.messages_out.get_or_create(&ep(endpoint)).inc_by(n);
+    }
+
+    pub fn recording_error(&self) {
+        self.recording_errors.inc();
     }
 
     pub fn connected(&self, endpoint: &str, delta: i64) {

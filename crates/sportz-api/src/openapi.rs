@@ -128,6 +128,12 @@ pub const ROUTES: &[RouteDoc] = &[
     },
     RouteDoc {
         method: "get",
+        path: "/matches/{id}/sessions/{sid}/export",
+        summary: "A session's recording as jsonl, events-csv, cdf, gsr or mot (?format=), streamed",
+        operator: false,
+    },
+    RouteDoc {
+        method: "get",
         path: "/matches/{id}/still",
         summary: "A JPEG frame of the video at ?t= seconds",
         operator: false,
@@ -196,6 +202,7 @@ pub const ROUTES: &[RouteDoc] = &[
         rest::sessions::restart,
         rest::sessions::list_sessions,
         rest::sessions::list_events,
+        rest::recordings::export_session,
         rest::calibration::get_calibration,
         rest::calibration::set_calibration,
         rest::calibration::auto_calibration,

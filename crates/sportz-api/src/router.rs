@@ -89,6 +89,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/matches/{id}/sessions", get(sessions::list_sessions))
         .route("/matches/{id}/events", get(sessions::list_events))
         .route(
+            "/matches/{id}/sessions/{sid}/export",
+            get(crate::rest::recordings::export_session),
+        )
+        .route(
             "/matches/{id}/calibration",
             get(calibration::get_calibration).put(calibration::set_calibration),
         )

@@ -43,6 +43,7 @@ impl Api {
             tokio::spawn(consumers::event_consumer(state.clone())),
             tokio::spawn(consumers::watchdog(state.clone())),
             tokio::spawn(consumers::session_stats(state.clone())),
+            tokio::spawn(crate::recording::recorder::run(state.clone())),
         ];
         Ok(Self {
             state,

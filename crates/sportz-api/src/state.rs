@@ -45,6 +45,8 @@ pub struct ApiConfig {
     /// Which match sources a still (and the automatic calibration) may open: the worker's rule
     /// (the default refuses private and loopback hosts).
     pub source_policy: sportz_guard::SourcePolicy,
+    /// Where sessions are recorded (`crate::recording`); `None`: not recorded.
+    pub recordings: Option<crate::recording::RecordingSettings>,
 }
 
 impl Default for ApiConfig {
@@ -63,6 +65,7 @@ impl Default for ApiConfig {
             client_queue: 1024,
             max_message_bytes: 1 << 20,
             source_policy: sportz_guard::SourcePolicy::default(),
+            recordings: None,
         }
     }
 }
@@ -83,6 +86,8 @@ pub struct AppState {
     pub fanout_ready: AtomicBool,
     /// The fits of stored calibrations (`GET /matches/{id}/calibration` does not refit).
     pub calibration_fits: crate::service::calibration::FitCache,
+    /// What the recordings take, and their write errors.
+    pub recordings: crate::recording::RecordingUsage,
     next_client: AtomicU64,
 }
 
@@ -107,6 +112,7 @@ impl AppState {
             shutdown,
             fanout_ready: AtomicBool::new(false),
             calibration_fits: crate::service::calibration::FitCache::default(),
+            recordings: crate::recording::RecordingUsage::default(),
             next_client: AtomicU64::new(1),
         }
     }

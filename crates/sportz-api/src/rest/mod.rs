@@ -10,6 +10,7 @@ pub mod bodies;
 pub mod calibration;
 pub mod commentary;
 pub mod matches;
+pub mod recordings;
 pub mod sessions;
 pub mod system;
 

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::S;
-use crate::dto::{BusHealth, Data, HealthDto, Liveness, StoreHealth, data};
+use crate::dto::{BusHealth, Data, HealthDto, Liveness, RecordingsHealth, StoreHealth, data};
 use crate::error::ApiResult;
 use crate::extract::Reader;
 use sportz_contract::worker::Heartbeat;
@@ -49,6 +49,23 @@ pub(crate) async fn health(State(st): S) -> Response {
             error: store.err().map(|e| e.to_string()),
         },
         fanout,
+        recordings: st.config.recordings.as_ref().map(|r| {
+            use std::sync::atomic::Ordering::Relaxed;
+            let u = &st.recordings;
+            RecordingsHealth {
+                dir: r.dir.display().to_string(),
+                files: u.files.load(Relaxed),
+                bytes: u.bytes.load(Relaxed),
+                max_bytes: r.max_bytes,
+                keep_days: r.keep_days,
+                errors: u.errors.load(Relaxed),
+                last_error: u
+                    .last_error
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone(),
+            }
+        }),
     });
     let code = if ready {
         StatusCode::OK

@@ -18,6 +18,7 @@
 pub mod calibration;
 pub mod commentary;
 pub mod matches;
+pub mod recordings;
 pub mod sessions;
 
 use sportz_contract::match_centre::ServerMessage;
