@@ -45,6 +45,7 @@ fn run(mut cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
         }
         Some(Command::Synth(args)) => roles::synth::run(&args),
         Some(Command::Eval(args)) => roles::eval::run(&args),
+        Some(Command::Export(args)) => roles::export::run(&args),
         Some(Command::Detect(args)) => {
             process::init_logs("warn");
             roles::detect::run(&args)

@@ -27,7 +27,7 @@ fn help_names_every_role_with_an_example() {
 #[test]
 fn every_subcommand_has_help_with_an_example() {
     for sub in [
-        "api", "worker", "track", "synth", "eval", "detect", "config",
+        "api", "worker", "track", "synth", "eval", "detect", "config", "export",
     ] {
         let out = run_sportz(&[sub, "--help"]);
         assert!(out.status.success(), "sportz {sub} --help: {out:?}");

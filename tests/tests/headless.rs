@@ -124,6 +124,63 @@ async fn headless_runs_the_demo_match_without_a_display() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert!(status.success(), "{status:?}");
+
+    // the demo's session was recorded in the data dir: listed, and exported by `sportz export`
+    let export = |args: &[&str]| {
+        Command::new(sportz_bin())
+            .arg("export")
+            .args(args)
+            .arg("--data-dir")
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    let list = export(&["--list"]);
+    assert!(list.status.success(), "{list:?}");
+    let listed = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        listed.contains(id),
+        "the demo's recording is listed: {listed}"
+    );
+    let cdf = dir.path().join("demo.cdf.jsonl");
+    let out = export(&[
+        "--match",
+        id,
+        "--format",
+        "cdf",
+        "--out",
+        cdf.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("frames"), "{said}");
+    let text = std::fs::read_to_string(&cdf).unwrap();
+    assert!(text.lines().count() > 0, "CDF lines");
+    let line: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(line["match"]["id"], id);
+    // to standard output, and what is wrong is said
+    let out = export(&["--match", id, "--format", "events-csv", "--out", "-"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("event_id,kind,"));
+    let out = export(&["--match", id, "--format", "xlsx", "--out", "-"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("expected one of jsonl"),
+        "{out:?}"
+    );
+    let out = export(&[
+        "--match",
+        "match_01JC0000000000000000000000",
+        "--format",
+        "cdf",
+        "--out",
+        "-",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--list"),
+        "{out:?}"
+    );
 }
 
 #[test]
