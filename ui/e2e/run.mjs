@@ -439,7 +439,7 @@ try {
   // Issue 18: Redis cut under a browser on the match page of a running match. The page's stream
   // says reconnecting, comes back, and once the match is over it lists every stored event
   // (the reconnect asks for what it missed with ?since=).
-  await scenario('Redis killed under the match page of a running match: reconnecting → connected, every event on screen', async () => {
+  await scenario('Redis killed under the match page of a running match: reconnecting → connected, every event on screen and in the export', async () => {
     const rport = await freePort();
     const rdir = mkdtempSync(join(tmpdir(), 'sportz-e2e-redis-'));
     const startRedis = () => {
@@ -507,6 +507,13 @@ try {
           throw new Error(`the page lists ${shown} events, the store has ${stored}`);
         });
       console.log(`  ${stored} events stored, ${stored} on the page after the Redis restart`);
+      // the page's export link downloads the recorded session (issue 19)
+      const href = await g.getAttribute('[data-testid="export"] a[data-format="events-csv"]', 'href');
+      assert(href, 'an events CSV export link');
+      const csv = await (await fetch(base3 + href, { headers: auth })).text();
+      const rows = csv.trim().split('\n');
+      assert(rows[0].startsWith('event_id,kind,'), `CSV header: ${rows[0]}`);
+      assert(rows.length - 1 === stored, `the export has ${rows.length - 1} events, the store ${stored}`);
       await shot(g, '17-redis-back-every-event');
       await ctxG.close();
     } finally {

@@ -136,6 +136,7 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
         match.videoSource ? ` · video: ${match.videoSource.type} ${match.videoSource.value}` : '',
       ),
     );
+    if (match.currentSessionId) header.append(exportLinks(matchId, match.currentSessionId));
     document.title = `${match.homeTeam} v ${match.awayTeam} · sportz`;
     const allowed = allowedActions(match);
     for (const [action, btn] of ctlButtons) btn.disabled = !allowed.has(action);
@@ -526,4 +527,24 @@ function fmtClock(secs: number): string {
   const m = Math.floor(secs / 60);
   const s = Math.floor(secs % 60);
   return `${m}:${String(s).padStart(2, '0')}`;
+}
+
+/** The export formats of a recorded session (`GET /matches/{id}/sessions/{sid}/export`). */
+export const EXPORT_FORMATS: ReadonlyArray<[format: string, label: string]> = [
+  ['cdf', 'CDF tracking'],
+  ['events-csv', 'events CSV'],
+  ['gsr', 'SoccerNet GSR'],
+  ['mot', 'MOTChallenge'],
+  ['jsonl', 'all messages (JSONL)'],
+];
+
+/** Download links for a session's recording, one per format. */
+export function exportLinks(matchId: string, sessionId: string): HTMLElement {
+  const base = `/matches/${encodeURIComponent(matchId)}/sessions/${encodeURIComponent(sessionId)}/export`;
+  const links: Array<HTMLElement | string> = [];
+  EXPORT_FORMATS.forEach(([format, label], i) => {
+    if (i > 0) links.push(' · ');
+    links.push(h('a', { href: `${base}?format=${format}`, download: '', 'data-format': format }, label));
+  });
+  return h('p', { class: 'export muted', 'data-testid': 'export' }, 'Export this session (recorded as it runs): ', ...links);
 }
