@@ -230,3 +230,90 @@ async fn a_session_with_nothing_recorded_yet_is_a_404_that_says_so() {
     let (_, health) = off.get("/health").await;
     assert!(health["recordings"].is_null(), "{health}");
 }
+
+/// A long ball trail of pseudo-random points.
+fn noise(k: u64) -> Value {
+    let mut x = k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    };
+    (0..300)
+        .map(|_| json!({"t": next() * 100.0, "x": next() * 1280.0, "y": next() * 720.0, "pitch": null}))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_full_disk_stops_the_recording_not_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let fs = match sportz_testkit::Tmpfs::mount(&dir.path().join("small"), "64k") {
+        Ok(fs) => fs,
+        Err(why) => {
+            sportz_testkit::skipped(
+                "a_full_disk_stops_the_recording_not_the_session",
+                &format!("cannot mount a tmpfs ({why}); run as root"),
+            );
+            return;
+        }
+    };
+    let config = sportz_api::ApiConfig {
+        recordings: Some(RecordingSettings::new(fs.path().join("recordings"))),
+        ..test_config()
+    };
+    let s = start(memory_bus(), sqlite_store(&dir).await, config).await;
+    let created = s.synthetic_match().await;
+    let m: MatchId = created["id"].as_str().unwrap().parse().unwrap();
+    let (ses, _lease) = run_as_worker(&s, m, "w1").await;
+    let (ms, ss) = (m.to_string(), ses.to_string());
+    // frames whose recording cannot fit in 64 KiB (random numbers hardly compress)
+    let mut ws = connect(&format!("{}/ws/matches/{m}", s.ws)).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let mut k = 0u64;
+    let health = loop {
+        k += 1;
+        let mut f = value(&envelope("frame.json", &ms, &ss, 1000 + k));
+        f["data"]["frame_number"] = json!(k);
+        f["data"]["trail"] = noise(k);
+        s.bus
+            .publish(&sportz_contract::Envelope::from_value(f).unwrap())
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let (_, h) = s.get("/health").await;
+        if h["recordings"]["errors"] == 1 {
+            break h;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the disk never filled: {h}"
+        );
+    };
+    let why = health["recordings"]["lastError"].as_str().unwrap();
+    assert!(
+        why.contains(&ss) && why.contains("goes on unrecorded"),
+        "{why}"
+    );
+    let (_, metrics) = s
+        .http
+        .get(format!("{}/metrics", s.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .map(|t| (0, t))
+        .unwrap();
+    assert!(
+        metrics.contains("sportz_recording_errors_total 1"),
+        "{metrics}"
+    );
+    // the session goes on: frames still reach live viewers
+    s.bus
+        .publish(&envelope("frame.json", &ms, &ss, 99_999))
+        .await
+        .unwrap();
+    let frame = recv_type(&mut ws, "frame", 10).await;
+    assert_eq!(frame["session_id"], ss.as_str());
+}

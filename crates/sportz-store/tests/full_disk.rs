@@ -3,44 +3,7 @@
 //! writes work again once there is space. Needs root to mount the tmpfs; without it the test says
 //! it was skipped.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use sportz_store::{NewCommentary, NewMatch, PageRequest, SqliteStore, Store, StoreError};
-
-/// A tmpfs mounted for the test, unmounted when dropped.
-struct Tmpfs(PathBuf);
-
-impl Tmpfs {
-    fn mount(at: &Path, size: &str) -> Result<Self, String> {
-        std::fs::create_dir_all(at).map_err(|e| e.to_string())?;
-        let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(at)
-            .output()
-            .map_err(|e| e.to_string())?;
-        if out.status.success() {
-            Ok(Self(at.to_path_buf()))
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
-        }
-    }
-
-    fn resize(&self, size: &str) {
-        let out = Command::new("mount")
-            .args(["-o", &format!("remount,size={size}")])
-            .arg(&self.0)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "remount: {out:?}");
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).output();
-    }
-}
 
 async fn count(store: &SqliteStore, m: sportz_contract::MatchId) -> usize {
     let mut n = 0;
@@ -58,7 +21,7 @@ async fn count(store: &SqliteStore, m: sportz_contract::MatchId) -> usize {
 #[tokio::test]
 async fn a_full_filesystem_is_a_clear_error_and_loses_nothing_committed() {
     let dir = tempfile::tempdir().unwrap();
-    let fs = match Tmpfs::mount(&dir.path().join("small"), "512k") {
+    let fs = match sportz_testkit::Tmpfs::mount(&dir.path().join("small"), "512k") {
         Ok(fs) => fs,
         Err(why) => {
             sportz_testkit::skipped(
@@ -68,7 +31,7 @@ async fn a_full_filesystem_is_a_clear_error_and_loses_nothing_committed() {
             return;
         }
     };
-    let path = fs.0.join("sportz.sqlite3");
+    let path = fs.path().join("sportz.sqlite3");
     let store = SqliteStore::open(&path).await.unwrap();
     let m = store
         .create_match(NewMatch::new("Full disk", "A", "B"))

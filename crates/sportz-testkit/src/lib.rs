@@ -50,6 +50,55 @@ fn wait_for_port(port: u16, what: &str, log: &Path) {
     }
 }
 
+/// A small tmpfs mounted for a full-disk test, unmounted when dropped (needs root: the error
+/// says why it could not be mounted, for [`skipped`]).
+#[derive(Debug)]
+pub struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    /// Mounts one of `size` (e.g. `512k`) at `at` (created).
+    ///
+    /// # Errors
+    /// `mount`'s message when it cannot (not root, no tmpfs).
+    pub fn mount(at: &Path, size: &str) -> Result<Self, String> {
+        std::fs::create_dir_all(at).map_err(|e| e.to_string())?;
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if out.status.success() {
+            Ok(Self(at.to_path_buf()))
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+        }
+    }
+
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// Gives it another size (more room, for the recovery half of a test).
+    ///
+    /// # Panics
+    /// When the remount fails.
+    pub fn resize(&self, size: &str) {
+        let out = Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(&self.0)
+            .output()
+            .expect("run mount");
+        assert!(out.status.success(), "remount: {out:?}");
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).output();
+    }
+}
+
 /// A private `redis-server` on a free port, killed when dropped.
 #[derive(Debug)]
 pub struct RedisServer {
