@@ -30,6 +30,7 @@ pub mod dto;
 pub mod error;
 pub mod extract;
 pub mod fanout;
+pub mod fits;
 pub mod metrics;
 pub mod openapi;
 pub mod queue;

@@ -85,7 +85,7 @@ pub struct AppState {
     /// Set once the fan-out subscription is live (part of readiness).
     pub fanout_ready: AtomicBool,
     /// The fits of stored calibrations (`GET /matches/{id}/calibration` does not refit).
-    pub calibration_fits: crate::service::calibration::FitCache,
+    pub calibration_fits: crate::fits::FitCache,
     /// What the recordings take, and their write errors.
     pub recordings: crate::recording::RecordingUsage,
     next_client: AtomicU64,
@@ -111,7 +111,7 @@ impl AppState {
             relays: Arc::default(),
             shutdown,
             fanout_ready: AtomicBool::new(false),
-            calibration_fits: crate::service::calibration::FitCache::default(),
+            calibration_fits: crate::fits::FitCache::default(),
             recordings: crate::recording::RecordingUsage::default(),
             next_client: AtomicU64::new(1),
         }

@@ -106,7 +106,7 @@ pub async fn set_calibration(
 
 /// A match's calibration pairs and how well they fit. The fit (RANSAC over up to
 /// [`MAX_PAIRS`] pairs) is not redone on every read — reads need no token on a LAN — but kept
-/// in [`FitCache`] while the pairs stay the same; a new fit runs on a blocking thread.
+/// in [`crate::fits::FitCache`] while the pairs stay the same; a new fit runs on a blocking thread.
 ///
 /// # Errors
 /// 404 unknown match.
@@ -129,56 +129,6 @@ pub async fn get_calibration(
     .map_err(|e| ApiError::Internal(format!("calibration fit: {e}")))?;
     state.calibration_fits.put(id, &pairs, fit);
     Ok((pairs, fit))
-}
-
-/// The fits of stored calibrations by match, each valid while the match's pairs are the ones it
-/// was computed from; at most [`FitCache::CAP`] entries (emptied when full: refitting is cheap
-/// next to a read storm, and the cache cannot grow with the number of matches).
-#[derive(Debug, Default)]
-pub struct FitCache {
-    fits: std::sync::Mutex<FitMap>,
-}
-
-type FitMap = std::collections::HashMap<
-    MatchId,
-    (
-        Vec<PointPair>,
-        Option<sportz_vision::pitch::ReprojectionError>,
-    ),
->;
-
-impl FitCache {
-    pub const CAP: usize = 1024;
-
-    /// The fit of `pairs` for match `id`, when it was computed from these very pairs.
-    #[must_use]
-    pub fn get(
-        &self,
-        id: MatchId,
-        pairs: &[PointPair],
-    ) -> Option<Option<sportz_vision::pitch::ReprojectionError>> {
-        let fits = self
-            .fits
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        fits.get(&id).filter(|(p, _)| p == pairs).map(|&(_, f)| f)
-    }
-
-    pub fn put(
-        &self,
-        id: MatchId,
-        pairs: &[PointPair],
-        fit: Option<sportz_vision::pitch::ReprojectionError>,
-    ) {
-        let mut fits = self
-            .fits
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if fits.len() >= Self::CAP && !fits.contains_key(&id) {
-            fits.clear();
-        }
-        fits.insert(id, (pairs.to_vec(), fit));
-    }
 }
 
 /// The match's video as ffmpeg opens it, for a still: files and network streams; a device or
@@ -436,39 +386,6 @@ fn reproduces(pairs: &[PointPair], candidates: &[(Point, Point)]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pair(px: f64, py: f64, x: f64, y: f64) -> PointPair {
-        PointPair {
-            pixel: PixelPoint { x: px, y: py },
-            pitch: PitchPoint { x, y },
-        }
-    }
-
-    #[test]
-    fn a_fit_is_kept_while_the_pairs_are_the_same() {
-        let cache = FitCache::default();
-        let m = MatchId::generate();
-        let pairs = vec![
-            pair(100.0, 600.0, 0.0, 68.0),
-            pair(1180.0, 600.0, 105.0, 68.0),
-            pair(900.0, 200.0, 105.0, 0.0),
-            pair(380.0, 200.0, 0.0, 0.0),
-        ];
-        assert_eq!(cache.get(m, &pairs), None, "nothing fitted yet");
-        let fit = check(&pairs).unwrap();
-        cache.put(m, &pairs, Some(fit));
-        assert_eq!(cache.get(m, &pairs), Some(Some(fit)));
-        // other pairs (changed by this or another API instance): not this fit
-        let mut moved = pairs.clone();
-        moved[0].pixel.x += 5.0;
-        assert_eq!(cache.get(m, &moved), None);
-        assert_eq!(cache.get(MatchId::generate(), &pairs), None);
-        // bounded: a full cache starts again rather than growing
-        for _ in 0..FitCache::CAP {
-            cache.put(MatchId::generate(), &pairs, None);
-        }
-        assert_eq!(cache.get(m, &pairs), None, "emptied when full");
-    }
 
     /// The main camera of a broadcast at 1280×720: behind the near touchline, looking at
     /// `(x, y)` on the pitch with a horizontal field of view of `fov` degrees.
