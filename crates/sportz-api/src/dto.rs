@@ -293,6 +293,21 @@ impl utoipa::PartialSchema for JpegImage {
 
 impl ToSchema for JpegImage {}
 
+/// The bytes of a session export (JSONL, CSV, JSON or MOT text, by `format`).
+#[derive(Debug, Clone, Copy)]
+pub struct ExportFile;
+
+impl utoipa::PartialSchema for ExportFile {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary)))
+            .into()
+    }
+}
+
+impl ToSchema for ExportFile {}
+
 /// The OpenAPI 3.1 document itself (`/api/openapi.json`).
 #[derive(Debug, Clone, Copy)]
 pub struct OpenApiDocument;

@@ -11,7 +11,9 @@
 //! stored after that one instead of the last 50 (recovery: a network blip loses no event; an id
 //! the match does not have gets the usual 50).
 //! Unknown match → close 4404; bus unavailable → `error` message then close 1011; client `ping`
-//! text (any text) is ignored.
+//! text (any text) is ignored. With `?replay=<session>` the socket plays a recorded session
+//! back instead (`crate::recording::replay`: pace, play/pause/seek/speed from the client);
+//! live viewers are not affected.
 //!
 //! Both: server ping every `ping_interval`, sockets that did not pong since the previous ping are
 //! terminated, and so are sockets that accept no data for a whole interval (a stalled reader);
@@ -67,6 +69,11 @@ pub struct WsQuery {
     token: Option<String>,
     /// `/ws/matches/{id}` only: the newest event id the client has (recovery).
     since: Option<String>,
+    /// `/ws/matches/{id}` only: replay this recorded session instead of the live match
+    /// (`crate::recording::replay`), from `at` seconds at `speed`.
+    replay: Option<String>,
+    at: Option<f64>,
+    speed: Option<f64>,
 }
 
 /// The most missed events one reconnect replays (beyond that, the newest 50 follow too).
@@ -295,7 +302,10 @@ pub async fn centre(
     params(
         ("id" = MatchId, Path, description = "The match"),
         ("token" = Option<String>, Query, description = "A viewer or operator token, when the server requires one"),
-        ("since" = Option<String>, Query, description = "The newest event id the client has: the snapshot then carries every event stored after it (up to 1,000) instead of the last 50")
+        ("since" = Option<String>, Query, description = "The newest event id the client has: the snapshot then carries every event stored after it (up to 1,000) instead of the last 50"),
+        ("replay" = Option<String>, Query, description = "A recorded session of the match to play back instead of the live match: messages carry `replay: true`, `replay` messages report the player; the client sends play, pause, seek {t} and speed {value: 0.25–4}"),
+        ("at" = Option<f64>, Query, description = "Replay: where to start, seconds of video"),
+        ("speed" = Option<f64>, Query, description = "Replay: 0.25 to 4 (default 1)")
     ),
     responses((status = 101, description = "Switching protocols: the live tracking WebSocket"))
 )]
@@ -315,6 +325,7 @@ pub async fn live(
         .since
         .as_deref()
         .and_then(|s| s.parse::<sportz_contract::EventId>().ok());
+    let (replay, at, speed) = (q.replay, q.at, q.speed);
     let max = st.config.max_message_bytes;
     tune(ws, max).on_upgrade(move |mut socket| async move {
         if let Some((code, reason)) = refused {
@@ -337,6 +348,9 @@ pub async fn live(
                 .await;
             }
         };
+        if let Some(session) = replay {
+            return replay_session(socket, st, m, &session, (at, speed)).await;
+        }
         let id = st.next_client_id();
         let queue = Arc::new(ClientQueue::new(st.config.client_queue));
         // subscribe before reading the snapshot so nothing between the two is missed
@@ -369,6 +383,85 @@ pub async fn live(
         st.relays.leave(m, id);
         st.metrics.connected("ws_match", -1);
     })
+}
+
+/// A replay socket (`?replay=<session>`): the session's recording played back, its controls
+/// read from the client. An unknown session or one without a recording closes 4404 with why.
+async fn replay_session(
+    socket: WebSocket,
+    st: Arc<AppState>,
+    m: MatchId,
+    session: &str,
+    (at, speed): (Option<f64>, Option<f64>),
+) {
+    use crate::recording::replay;
+    let Ok(s) = session.parse::<sportz_contract::SessionId>() else {
+        return close(socket, CLOSE_UNKNOWN_MATCH, "unknown session").await;
+    };
+    let found = crate::service::recordings::session_export(
+        &st,
+        m,
+        s,
+        crate::recording::export::Format::Cdf, // a format made of frames: the recording is needed
+    )
+    .await;
+    let found = match found {
+        Ok(f) => f,
+        Err(ApiError::NotFound(why)) => {
+            // a close reason is at most 123 bytes
+            let why: String = why.chars().take(100).collect();
+            return close(socket, CLOSE_UNKNOWN_MATCH, &why).await;
+        }
+        Err(e) => return close(socket, CLOSE_SERVER_ERROR, &e.to_string()).await,
+    };
+    let Some(recording) = found.recording else {
+        return close(socket, CLOSE_UNKNOWN_MATCH, "nothing recorded").await;
+    };
+    let session = replay::Session {
+        match_id: m,
+        session_id: s,
+        recording,
+        events: Arc::new(found.events),
+        duration: found.scanned.last_video_timestamp,
+    };
+    let speed = speed.filter(|v| replay::SPEEDS.contains(v)).unwrap_or(1.0);
+    let at = at.filter(|v| v.is_finite() && *v >= 0.0).unwrap_or(0.0);
+    let (tx, rx) = tokio::sync::watch::channel(replay::Player {
+        playing: true,
+        speed,
+        seek: None,
+    });
+    let queue = Arc::new(ClientQueue::new(st.config.client_queue));
+    let player = tokio::spawn(replay::run(session, queue.clone(), rx, at));
+    let _stop_player = AbortOnDrop(player.abort_handle());
+    st.metrics.connected("ws_replay", 1);
+    let q2 = queue.clone();
+    pump(
+        socket,
+        st.clone(),
+        queue,
+        "ws_replay",
+        move |text| match replay::parse_control(text) {
+            Ok(c) => {
+                tx.send_modify(|p| *p = p.with(c));
+            }
+            Err(why) => {
+                let err = Envelope {
+                    match_id: m,
+                    session_id: Some(s),
+                    ts: sportz_contract::unix_now(),
+                    seq: 0,
+                    payload: Payload::Error(sportz_contract::ErrorData {
+                        code: "bad_request".into(),
+                        message: why,
+                    }),
+                };
+                q2.push(err.to_json().into());
+            }
+        },
+    )
+    .await;
+    st.metrics.connected("ws_replay", -1);
 }
 
 /// The snapshot a new live client gets, in the seed's order; with `since`, the events it missed.

@@ -11,15 +11,10 @@ use std::time::Duration;
 use common::*;
 use serde_json::{Value, json};
 use sportz_api::recording::RecordingSettings;
-use sportz_contract::status::SessionStatus;
-use sportz_contract::{EventId, MatchId, SessionId};
+use sportz_contract::{MatchId, SessionId};
 
 const FRAMES: u64 = 30;
 const EVENTS: u64 = 4;
-
-fn value(env: &sportz_contract::Envelope) -> Value {
-    serde_json::from_str(&env.to_json()).unwrap()
-}
 
 async fn export(s: &Server, path: &str) -> (u16, reqwest::header::HeaderMap, String) {
     let r = s
@@ -44,37 +39,12 @@ async fn a_recorded_session_exports_in_every_format() {
     let s = start(memory_bus(), sqlite_store(&dir).await, config).await;
     let created = s.synthetic_match().await;
     let m: MatchId = created["id"].as_str().unwrap().parse().unwrap();
-    let (ses, _lease) = run_as_worker(&s, m, "w1").await;
-    let (ms, ss) = (m.to_string(), ses.to_string());
-    let mut seq = 100;
+    let ses = record_session(&s, m, FRAMES, EVENTS).await;
+    let ms = m.to_string();
     let players_per_frame = fixture("frame.json")["data"]["players"]
         .as_array()
         .unwrap()
         .len() as u64;
-    for k in 0..FRAMES {
-        seq += 1;
-        let mut f = value(&envelope("frame.json", &ms, &ss, seq));
-        f["data"]["frame_number"] = json!(k);
-        f["data"]["video_timestamp"] = json!(k as f64 / 25.0);
-        s.bus
-            .publish(&sportz_contract::Envelope::from_value(f).unwrap())
-            .await
-            .unwrap();
-        if k % (FRAMES / EVENTS) == 0 && k / (FRAMES / EVENTS) < EVENTS {
-            seq += 1;
-            let mut e = value(&envelope("event.json", &ms, &ss, seq));
-            e["data"]["event_id"] = json!(EventId::generate().to_string());
-            e["data"]["frame_number"] = json!(k);
-            s.bus
-                .publish(&sportz_contract::Envelope::from_value(e).unwrap())
-                .await
-                .unwrap();
-        }
-    }
-    s.bus
-        .publish(&status_env(&ms, &ss, SessionStatus::Completed))
-        .await
-        .unwrap();
 
     // recorded within about a second
     let base = format!("/matches/{m}/sessions/{ses}/export");

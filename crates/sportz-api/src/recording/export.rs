@@ -88,11 +88,13 @@ impl std::str::FromStr for Format {
 }
 
 /// What an export read and wrote.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Exported {
     /// Recorded messages read.
     pub messages: u64,
     pub frames: u64,
+    /// The video time of the last frame read (seconds).
+    pub last_video_timestamp: f64,
     /// Stored events exported.
     pub events: u64,
     /// Lines that were not contract messages (skipped).
@@ -140,7 +142,10 @@ fn messages<'a>(
         let env = Envelope::from_json(&line).ok();
         match env.as_ref().map(|e| &e.payload) {
             None => done.unreadable += 1,
-            Some(Payload::Frame(_)) => done.frames += 1,
+            Some(Payload::Frame(f)) => {
+                done.frames += 1;
+                done.last_video_timestamp = f.video_timestamp;
+            }
             Some(_) => {}
         }
         (line, env)

@@ -16,10 +16,12 @@
 //! - `file`: the on-disk format, its writer and reader.
 //! - `recorder`: the task that subscribes and writes.
 //! - `export`: a recording as JSONL, events CSV, CDF, SoccerNet GSR or MOTChallenge.
+//! - `replay`: a recording played back through `/ws/matches/{id}?replay=<session>`.
 
 pub mod export;
 pub mod file;
 pub mod recorder;
+pub mod replay;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

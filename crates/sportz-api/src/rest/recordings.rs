@@ -65,7 +65,14 @@ impl std::io::Write for Chunks {
         ("format" = String, Query, description = "jsonl (every recorded message), events-csv, cdf (CDF tracking JSONL), gsr (SoccerNet game-state JSON) or mot (MOTChallenge boxes)")
     ),
     responses(
-        (status = 200, description = "The session in that format, streamed (frames, statuses and metrics from its recording, events from the store); `x-sportz-frames` and `x-sportz-events` count what it holds, `x-sportz-warning` says when a crash cut the recording short (everything before that is exported)")
+        (status = 200, description = "The session in that format, streamed (frames, statuses and metrics from its recording, events from the store); `x-sportz-frames` and `x-sportz-events` count what it holds, `x-sportz-warning` says when a crash cut the recording short (everything before that is exported)", content(
+            (crate::dto::ExportFile = "application/x-ndjson"),
+            (crate::dto::ExportFile = "text/csv"),
+            (crate::dto::ExportFile = "application/json"),
+            (crate::dto::ExportFile = "text/plain")
+        )),
+        (status = 400, description = "No format, or an unknown one (the error lists them)", body = crate::error::ErrorBody),
+        (status = 404, description = "Unknown match or session, or (for cdf, gsr, mot) nothing recorded: the reason", body = crate::error::ErrorBody)
     )
 )]
 pub(crate) async fn export_session(

@@ -268,3 +268,47 @@ pub async fn run_as_worker(
     s.bus.publish(&st).await.unwrap();
     (ses, lease)
 }
+
+/// An envelope as JSON, to edit.
+pub fn value(env: &Envelope) -> Value {
+    serde_json::from_str(&env.to_json()).unwrap()
+}
+
+/// Plays a session of match `m` as a worker would: `processing`, `frames` frames of the
+/// fixture at 25 fps (`frame_number` k, `video_timestamp` k/25), `events` events spread over
+/// them, then `completed`. Returns the session.
+pub async fn record_session(
+    s: &Server,
+    m: sportz_contract::MatchId,
+    frames: u64,
+    events: u64,
+) -> sportz_contract::SessionId {
+    let (ses, _lease) = run_as_worker(s, m, "w1").await;
+    let (ms, ss) = (m.to_string(), ses.to_string());
+    let mut seq = 100;
+    for k in 0..frames {
+        seq += 1;
+        let mut f = value(&envelope("frame.json", &ms, &ss, seq));
+        f["data"]["frame_number"] = json!(k);
+        f["data"]["video_timestamp"] = json!(k as f64 / 25.0);
+        s.bus
+            .publish(&Envelope::from_value(f).unwrap())
+            .await
+            .unwrap();
+        if events > 0 && k % (frames / events) == 0 && k / (frames / events) < events {
+            seq += 1;
+            let mut e = value(&envelope("event.json", &ms, &ss, seq));
+            e["data"]["event_id"] = json!(sportz_contract::EventId::generate().to_string());
+            e["data"]["frame_number"] = json!(k);
+            s.bus
+                .publish(&Envelope::from_value(e).unwrap())
+                .await
+                .unwrap();
+        }
+    }
+    s.bus
+        .publish(&status_env(&ms, &ss, SessionStatus::Completed))
+        .await
+        .unwrap();
+    ses
+}

@@ -1,0 +1,167 @@
+//! Replay of a recorded session through `/ws/matches/{id}?replay=<session>`: every message
+//! says it is a replay, frames come in order at the video's pace (times the speed), events
+//! from the store among them, and the client's play, pause, seek and speed are followed; a
+//! bad control is answered with an error, an unknown session closes 4404; a live viewer of the
+//! same match gets no replayed message.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use sportz_api::recording::RecordingSettings;
+use sportz_contract::{MatchId, SessionId};
+
+const FRAMES: u64 = 50; // 2 s of video
+const EVENTS: u64 = 5;
+
+/// The next replayed message of one of `types`, skipping others.
+async fn next_of(ws: &mut Ws, types: &[&str], secs: u64) -> Value {
+    loop {
+        let v = recv(ws, secs).await;
+        assert_eq!(v["replay"], true, "a replay message: {v}");
+        if types.contains(&v["type"].as_str().unwrap_or("")) {
+            return v;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_recorded_session_replays_with_play_pause_seek_and_speed() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = sportz_api::ApiConfig {
+        recordings: Some(RecordingSettings::new(dir.path().join("recordings"))),
+        ..test_config()
+    };
+    let s = start(memory_bus(), sqlite_store(&dir).await, config).await;
+    let created = s.synthetic_match().await;
+    let m: MatchId = created["id"].as_str().unwrap().parse().unwrap();
+    let ses = record_session(&s, m, FRAMES, EVENTS).await;
+    // recorded (once a second) and the events stored
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let r = s
+            .http
+            .get(format!(
+                "{}/matches/{m}/sessions/{ses}/export?format=jsonl",
+                s.base
+            ))
+            .send()
+            .await
+            .unwrap();
+        let ok = r.status() == 200;
+        let body = r.text().await.unwrap();
+        if ok
+            && body.contains("\"completed\"")
+            && body.matches("\"type\":\"event\"").count() as u64 == EVENTS
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not recorded: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let mut live = connect(&format!("{}/ws/matches/{m}", s.ws)).await;
+
+    // the whole session at 4×: frames in order, the events among them, then "ended"
+    let mut ws = connect(&format!("{}/ws/matches/{m}?replay={ses}&speed=4", s.ws)).await;
+    let first = next_of(&mut ws, &["replay"], 5).await;
+    assert_eq!(first["data"]["state"], "playing");
+    assert_eq!(first["data"]["speed"], 4.0);
+    assert!((first["data"]["duration"].as_f64().unwrap() - 49.0 / 25.0).abs() < 1e-6);
+    let started = Instant::now();
+    let (mut frames, mut events, mut last) = (0, 0, -1i64);
+    loop {
+        let v = next_of(&mut ws, &["frame", "event", "replay"], 10).await;
+        match v["type"].as_str().unwrap() {
+            "frame" => {
+                let n = v["data"]["frame_number"].as_i64().unwrap();
+                assert!(n > last, "in order: {n} after {last}");
+                last = n;
+                frames += 1;
+            }
+            "event" => events += 1,
+            _ => {
+                assert_eq!(v["data"]["state"], "ended", "{v}");
+                break;
+            }
+        }
+    }
+    let took = started.elapsed();
+    assert_eq!(events, EVENTS);
+    assert_eq!(frames, FRAMES, "every frame, in order");
+    // paced: 1.96 s of video at 4× is about half a second, not a burst
+    assert!(took >= Duration::from_millis(400), "replayed in {took:?}");
+
+    // seek back to 1.0 s: the next frame is the one at 1.0 s
+    send_json(&mut ws, json!({"type": "seek", "t": 1.0})).await;
+    let v = next_of(&mut ws, &["frame"], 5).await;
+    assert_eq!(v["data"]["frame_number"], 25, "{v}");
+    // pause: no frame while paused; play: they come again
+    send_json(&mut ws, json!({"type": "pause"})).await;
+    let paused = next_of(&mut ws, &["replay"], 5).await;
+    assert_eq!(paused["data"]["state"], "paused");
+    let quiet = tokio::time::timeout(Duration::from_millis(600), async {
+        loop {
+            let v = recv(&mut ws, 5).await;
+            if v["type"] == "frame" {
+                return v;
+            }
+        }
+    })
+    .await;
+    assert!(quiet.is_err(), "a frame while paused: {quiet:?}");
+    send_json(&mut ws, json!({"type": "speed", "value": 0.25})).await;
+    send_json(&mut ws, json!({"type": "play"})).await;
+    let v = next_of(&mut ws, &["replay"], 5).await;
+    assert_eq!(v["data"]["speed"], 0.25, "{v}");
+    let _ = next_of(&mut ws, &["frame"], 5).await;
+    // a bad control: an error that says what was expected; the socket stays
+    send_json(&mut ws, json!({"type": "speed", "value": 10})).await;
+    let err = loop {
+        let v = recv(&mut ws, 5).await;
+        if v["type"] == "error" {
+            break v;
+        }
+    };
+    assert!(
+        err["data"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("0.25 to 4"),
+        "{err}"
+    );
+    let _ = next_of(&mut ws, &["frame"], 5).await;
+
+    // the live viewer heard none of it
+    let heard = tokio::time::timeout(Duration::from_millis(300), async {
+        while let Some(Ok(m)) = live.next().await {
+            if let tokio_tungstenite::tungstenite::Message::Text(t) = m
+                && t.as_str().contains("\"replay\":true")
+            {
+                return t.to_string();
+            }
+        }
+        String::new()
+    })
+    .await;
+    assert!(
+        heard.is_err(),
+        "a replayed message reached a live viewer: {heard:?}"
+    );
+
+    // an unknown session: 4404, saying so
+    let mut bad = connect(&format!(
+        "{}/ws/matches/{m}?replay={}",
+        s.ws,
+        SessionId::generate()
+    ))
+    .await;
+    let (code, reason) = close_code(&mut bad, 5).await;
+    assert_eq!(code, 4404);
+    assert!(reason.contains("has no session"), "{reason}");
+}
