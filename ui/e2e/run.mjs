@@ -439,7 +439,7 @@ try {
   // Issue 18: Redis cut under a browser on the match page of a running match. The page's stream
   // says reconnecting, comes back, and once the match is over it lists every stored event
   // (the reconnect asks for what it missed with ?since=).
-  await scenario('Redis killed under the match page of a running match: reconnecting → connected, every event on screen and in the export', async () => {
+  await scenario('Redis killed under the match page of a running match: reconnecting → connected, every event on screen, in the export and in the replay', async () => {
     const rport = await freePort();
     const rdir = mkdtempSync(join(tmpdir(), 'sportz-e2e-redis-'));
     const startRedis = () => {
@@ -514,6 +514,18 @@ try {
       const rows = csv.trim().split('\n');
       assert(rows[0].startsWith('event_id,kind,'), `CSV header: ${rows[0]}`);
       assert(rows.length - 1 === stored, `the export has ${rows.length - 1} events, the store ${stored}`);
+      // and it replays: pause, then 4× to the end, every event listed again
+      await g.click('[data-testid="replay-link"]');
+      await g.waitForSelector('[data-testid="replay"]', { timeout: 10_000 });
+      await g.waitForFunction(() => /playing/.test(document.querySelector('[data-testid="replay-time"]')?.textContent ?? ''), null, { timeout: 15_000 });
+      await g.click('[data-testid="replay-play"]');
+      await g.waitForFunction(() => /paused/.test(document.querySelector('[data-testid="replay-time"]')?.textContent ?? ''), null, { timeout: 10_000 });
+      await shot(g, '18-replay-paused');
+      await g.selectOption('[data-testid="replay-speed"]', '4');
+      await g.click('[data-testid="replay-play"]');
+      await g.waitForFunction(() => /ended/.test(document.querySelector('[data-testid="replay-time"]')?.textContent ?? ''), null, { timeout: 30_000 });
+      await g.waitForFunction((n) => document.querySelectorAll('li.event').length === n, stored, { timeout: 10_000 });
+      await shot(g, '19-replay-ended');
       await shot(g, '17-redis-back-every-event');
       await ctxG.close();
     } finally {

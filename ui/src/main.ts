@@ -136,6 +136,7 @@ function route(): void {
     const id = decodeURIComponent(parts[1]);
     if (parts[2] === 'edit') dispose = matchFormView(main, id);
     else if (parts[2] === 'calibrate') dispose = calibrationView(main, id);
+    else if (parts[2] === 'replay' && parts[3]) dispose = matchView(main, id, decodeURIComponent(parts[3]));
     else dispose = matchView(main, id);
   } else if (parts[0] === 'new') {
     dispose = matchFormView(main, null);

@@ -20,6 +20,7 @@ import {
 } from '../messages';
 import { drawRadar, sceneFromFrame } from '../radar';
 import { ReconnectingSocket, type ConnectionState } from '../socket';
+import { REPLAY_SPEEDS, advance, clock, parseReplayMessage, toggle, type ReplayState } from '../replay';
 import { isOperator } from '../token';
 import type { CommentaryDto, EventData, MatchDto } from '../types';
 import { badge } from './badge';
@@ -28,7 +29,7 @@ const hub = getHub();
 
 const COMMENTARY_PAGE = 30;
 
-export function matchView(root: HTMLElement, matchId: string): () => void {
+export function matchView(root: HTMLElement, matchId: string, replaySession: string | null = null): () => void {
   let match: MatchDto | null = null;
   let feed: CommentaryDto[] = [];
   let feedCursor: string | null = null;
@@ -277,9 +278,55 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
   };
   window.addEventListener('resize', onResize);
 
+  // ------------------------------------------------------------------ replay
+  let replay: ReplayState | null = null;
+  const playBtn = h('button', { type: 'button', 'data-testid': 'replay-play' }, 'Pause');
+  const seekBar = h('input', { type: 'range', min: '0', max: '0', step: '0.04', value: '0', 'aria-label': 'Replay position', 'data-testid': 'replay-seek' }) as HTMLInputElement;
+  const timeLabel = h('span', { class: 'muted', 'data-testid': 'replay-time' }, '0:00 / 0:00');
+  const speedSel = h(
+    'select',
+    { 'aria-label': 'Replay speed', 'data-testid': 'replay-speed' },
+    ...REPLAY_SPEEDS.map((v) => h('option', { value: String(v), ...(v === 1 ? { selected: '' } : {}) }, `${v}×`)),
+  ) as HTMLSelectElement;
+  let seeking = false;
+  function renderReplay(): void {
+    if (!replay) return;
+    playBtn.textContent = replay.state === 'playing' ? 'Pause' : replay.state === 'ended' ? 'Play again' : 'Play';
+    seekBar.max = String(replay.duration);
+    if (!seeking) seekBar.value = String(replay.at);
+    timeLabel.textContent = `${clock(replay.at)} / ${clock(replay.duration)} · ${replay.state}`;
+    if (document.activeElement !== speedSel) speedSel.value = String(replay.speed);
+  }
+  if (replaySession) {
+    playBtn.addEventListener('click', () => {
+      for (const c of toggle(replay)) live.send(c);
+    });
+    seekBar.addEventListener('input', () => (seeking = true));
+    seekBar.addEventListener('change', () => {
+      seeking = false;
+      live.send({ type: 'seek', t: Number(seekBar.value) });
+      stream = { ...emptyStream(), events: [] };
+      radarDirty = true;
+    });
+    speedSel.addEventListener('change', () => live.send({ type: 'speed', value: Number(speedSel.value) }));
+    layout.before(
+      h(
+        'section',
+        { class: 'panel replay', 'aria-label': 'Replay', 'data-testid': 'replay' },
+        h('p', {}, h('strong', {}, 'Replay'), ` of session ${replaySession} — `, h('a', { href: `#/match/${encodeURIComponent(matchId)}` }, 'back to live')),
+        h('p', { class: 'replay-controls' }, playBtn, ' ', seekBar, ' ', timeLabel, ' ', speedSel),
+      ),
+    );
+  }
+
   const live = new ReconnectingSocket({
     url: () => {
       // after a blip, ask for every event stored since the newest one on the page
+      if (replaySession) {
+        // a reconnect resumes the replay where it was
+        const at = replay ? String(replay.at) : '0';
+        return wsUrl(`/ws/matches/${matchId}`, { replay: replaySession, at, speed: String(replay?.speed ?? 1) });
+      }
       const since = recoveryPoint(stream);
       return wsUrl(`/ws/matches/${matchId}`, since ? { since } : {});
     },
@@ -290,8 +337,18 @@ export function matchView(root: HTMLElement, matchId: string): () => void {
       radarDirty = true;
     },
     onMessage: (text) => {
+      const player = replaySession ? parseReplayMessage(text) : null;
+      if (player) {
+        replay = player;
+        renderReplay();
+        return;
+      }
       const msg = parseStreamMessage(text);
       if (!msg) return;
+      if (replay && msg.type === 'frame') {
+        replay = advance(replay, msg.data.video_timestamp);
+        renderReplay();
+      }
       stream = applyToStream(stream, msg, performance.now());
       if (msg.type === 'frame' || msg.type === 'ball' || msg.type === 'players') radarDirty = true;
     },
@@ -546,5 +603,6 @@ export function exportLinks(matchId: string, sessionId: string): HTMLElement {
     if (i > 0) links.push(' · ');
     links.push(h('a', { href: `${base}?format=${format}`, download: '', 'data-format': format }, label));
   });
+  links.push(' · ', h('a', { href: `#/match/${encodeURIComponent(matchId)}/replay/${encodeURIComponent(sessionId)}`, 'data-testid': 'replay-link' }, 'replay'));
   return h('p', { class: 'export muted', 'data-testid': 'export' }, 'Export this session (recorded as it runs): ', ...links);
 }
