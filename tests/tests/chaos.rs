@@ -33,21 +33,17 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
-/// xorshift64*: the moments and kinds of the faults, reproducible from the printed seed.
-struct Rng(u64);
+/// The moments and kinds of the faults, reproducible from the printed seed.
+struct Rng(sportz_testkit::Rng);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        self.0.next()
     }
 
     /// Uniform in `[lo, hi)` seconds.
     fn secs(&mut self, lo: f64, hi: f64) -> Duration {
-        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        Duration::from_secs_f64(lo + u * (hi - lo))
+        Duration::from_secs_f64(lo + self.0.unit() * (hi - lo))
     }
 }
 
@@ -403,7 +399,7 @@ async fn random_kills_lose_no_published_event() {
     println!(
         "chaos: seed {seed} (SPORTZ_CHAOS_SEED={seed} repeats it), {rounds} round(s) of {faults} faults"
     );
-    let mut rng = Rng(seed.max(1));
+    let mut rng = Rng(sportz_testkit::Rng::new(seed));
     let dir = tempfile::tempdir().unwrap();
     let (clip, pairs) = synth_clip(dir.path());
     let redis = sportz_testkit::RedisServer::start_persistent();

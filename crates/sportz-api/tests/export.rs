@@ -166,11 +166,7 @@ async fn a_recorded_session_exports_in_every_format() {
 #[tokio::test]
 async fn a_session_with_nothing_recorded_yet_is_a_404_that_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let config = sportz_api::ApiConfig {
-        recordings: Some(RecordingSettings::new(dir.path().join("recordings"))),
-        ..test_config()
-    };
-    let s = start(memory_bus(), sqlite_store(&dir).await, config).await;
+    let s = recording_server(&dir).await;
     let created = s.synthetic_match().await;
     let m: MatchId = created["id"].as_str().unwrap().parse().unwrap();
     let (_, v) = s.op("POST", &format!("/matches/{m}/start"), None).await;
@@ -203,15 +199,11 @@ async fn a_session_with_nothing_recorded_yet_is_a_404_that_says_so() {
 
 /// A long ball trail of pseudo-random points.
 fn noise(k: u64) -> Value {
-    let mut x = k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut r = sportz_testkit::Rng::new(k);
     (0..300)
-        .map(|_| json!({"t": next() * 100.0, "x": next() * 1280.0, "y": next() * 720.0, "pitch": null}))
+        .map(|_| {
+            json!({"t": r.unit() * 100.0, "x": r.unit() * 1280.0, "y": r.unit() * 720.0, "pitch": null})
+        })
         .collect()
 }
 

@@ -14,23 +14,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Map, Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-/// xorshift64*: small, deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
-        &v[self.below(v.len())]
-    }
-}
+use sportz_testkit::Rng;
 
 /// A hostile value of any type.
 fn odd_value(r: &mut Rng, depth: usize) -> Value {
@@ -213,7 +197,7 @@ async fn ten_thousand_hostile_inputs_get_4xx_or_error_never_a_crash() {
         .build()
         .unwrap();
     let mut resent = 0;
-    let mut r = Rng(seed.wrapping_mul(2) | 1); // odd, and distinct for every seed
+    let mut r = Rng::new(seed);
     let mut codes = std::collections::BTreeMap::<u16, usize>::new();
     let mut ws_inputs = 0;
     let mut centre = connect(&format!("{}/ws", s.ws)).await;

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use common::*;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use sportz_api::recording::RecordingSettings;
 use sportz_contract::{MatchId, SessionId};
 
 const FRAMES: u64 = 50; // 2 s of video
@@ -31,11 +30,7 @@ async fn next_of(ws: &mut Ws, types: &[&str], secs: u64) -> Value {
 #[tokio::test]
 async fn a_recorded_session_replays_with_play_pause_seek_and_speed() {
     let dir = tempfile::tempdir().unwrap();
-    let config = sportz_api::ApiConfig {
-        recordings: Some(RecordingSettings::new(dir.path().join("recordings"))),
-        ..test_config()
-    };
-    let s = start(memory_bus(), sqlite_store(&dir).await, config).await;
+    let s = recording_server(&dir).await;
     let created = s.synthetic_match().await;
     let m: MatchId = created["id"].as_str().unwrap().parse().unwrap();
     let ses = record_session(&s, m, FRAMES, EVENTS).await;
@@ -75,9 +70,11 @@ async fn a_recorded_session_replays_with_play_pause_seek_and_speed() {
     assert!((first["data"]["duration"].as_f64().unwrap() - 49.0 / 25.0).abs() < 1e-6);
     let started = Instant::now();
     let (mut frames, mut events, mut last) = (0, 0, -1i64);
+    let mut statuses = Vec::new();
     loop {
-        let v = next_of(&mut ws, &["frame", "event", "replay"], 10).await;
+        let v = next_of(&mut ws, &["frame", "event", "replay", "status"], 10).await;
         match v["type"].as_str().unwrap() {
+            "status" => statuses.push(v["data"]["status"].as_str().unwrap_or("").to_owned()),
             "frame" => {
                 let n = v["data"]["frame_number"].as_i64().unwrap();
                 assert!(n > last, "in order: {n} after {last}");
@@ -92,6 +89,11 @@ async fn a_recorded_session_replays_with_play_pause_seek_and_speed() {
         }
     }
     let took = started.elapsed();
+    assert_eq!(
+        statuses.last().map(String::as_str),
+        Some("completed"),
+        "the session's statuses are replayed too: {statuses:?}"
+    );
     assert_eq!(events, EVENTS);
     assert_eq!(frames, FRAMES, "every frame, in order");
     // paced: 1.96 s of video at 4× is about half a second, not a burst

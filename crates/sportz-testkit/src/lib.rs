@@ -50,6 +50,41 @@ fn wait_for_port(port: u16, what: &str, log: &Path) {
     }
 }
 
+/// xorshift64*: a small deterministic generator for seeded tests (fuzzing, fault moments), so
+/// a failing run can be repeated from its printed seed.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator for `seed` (any value; distinct seeds give distinct sequences).
+    #[must_use]
+    pub const fn new(seed: u64) -> Self {
+        Self(seed.wrapping_mul(2) | 1)
+    }
+
+    pub const fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    /// One of `v` (not empty).
+    pub fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+        &v[self.below(v.len())]
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// A small tmpfs mounted for a full-disk test, unmounted when dropped (needs root: the error
 /// says why it could not be mounted, for [`skipped`]).
 #[derive(Debug)]

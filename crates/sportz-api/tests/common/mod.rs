@@ -312,3 +312,14 @@ pub async fn record_session(
         .unwrap();
     ses
 }
+
+/// A server on the in-process bus that records sessions in `dir/recordings`.
+pub async fn recording_server(dir: &tempfile::TempDir) -> Server {
+    let config = ApiConfig {
+        recordings: Some(sportz_api::recording::RecordingSettings::new(
+            dir.path().join("recordings"),
+        )),
+        ..test_config()
+    };
+    start(memory_bus(), sqlite_store(dir).await, config).await
+}
