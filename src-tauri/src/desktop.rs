@@ -14,6 +14,10 @@ use crate::system::Mode;
 /// The UI window's size; the overlay window sits to its right.
 const UI_SIZE: (f64, f64) = (1100.0, 800.0);
 const OVERLAY_SIZE: (f64, f64) = (800.0, 450.0);
+const LOCAL_TITLE: &str = "sportz — pitch overlay";
+/// The overlay says when what it draws comes from a worker on another machine.
+const REMOTE_TITLE: &str =
+    "sportz — pitch overlay (worker elsewhere: boxes and radar from the bus, no video)";
 
 /// `sportz` with no arguments: starts the system on `rt`, hands `rt` to Tauri and runs the
 /// windows until they close.
@@ -30,6 +34,12 @@ pub fn run(args: crate::cli::SystemArgs, rt: &tokio::runtime::Runtime) -> anyhow
         shutdown.clone(),
     ))?;
     let addr = system.addr;
+    // matches whose worker runs elsewhere are drawn from the bus (no video)
+    rt.spawn(
+        latest
+            .clone()
+            .follow_bus(system.bus.clone(), shutdown.clone()),
+    );
     let system = rt.spawn(system.wait());
     tauri::async_runtime::set(rt.handle().clone());
     let local = format!("http://127.0.0.1:{}/", addr.port());
@@ -49,7 +59,7 @@ pub fn run(args: crate::cli::SystemArgs, rt: &tokio::runtime::Runtime) -> anyhow
                     .position(0.0, 0.0)
                     .build()?;
             let overlay = tauri::window::WindowBuilder::new(app, "overlay")
-                .title("sportz — pitch overlay")
+                .title(LOCAL_TITLE)
                 .inner_size(OVERLAY_SIZE.0, OVERLAY_SIZE.1)
                 .position(UI_SIZE.0 + 10.0, 0.0)
                 .build()?;
@@ -89,6 +99,7 @@ fn draw_loop(window: &tauri::Window, ui: &tauri::WebviewWindow, latest: &Latest)
     let idle = Arc::new(sportz_overlay::Scene::new(1280, 720));
     let (mut seen, mut drawn_size, mut scene) = (None, (0, 0), idle.clone());
     let mut followed = None;
+    let mut titled_remote = false;
     loop {
         let started = Instant::now();
         let Ok(url) = ui.url() else {
@@ -103,6 +114,11 @@ fn draw_loop(window: &tauri::Window, ui: &tauri::WebviewWindow, latest: &Latest)
             && let Some((n, s)) = latest.newer(&m, seen)
         {
             (seen, scene, dirty) = (Some(n), s, true);
+            let remote = latest.is_remote(&m);
+            if remote != titled_remote {
+                titled_remote = remote;
+                let _ = window.set_title(if remote { REMOTE_TITLE } else { LOCAL_TITLE });
+            }
         }
         let now = size(window);
         if dirty || now != drawn_size {

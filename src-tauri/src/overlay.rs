@@ -187,7 +187,12 @@ struct Drawn {
     n: u64,
     at: std::time::Instant,
     scene: Arc<Scene>,
+    /// From the bus (a worker elsewhere), not this process's analyser: no video.
+    remote: bool,
 }
+
+/// How long a match's local frames (with video) win over the same match's frames from the bus.
+const LOCAL_WINS: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The latest analysed frame of each match, for the desktop overlay.
 #[derive(Debug, Clone, Default)]
@@ -203,8 +208,91 @@ impl Latest {
             let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
             let n = map.get(m).map_or(0, |d| d.n + 1);
             let at = std::time::Instant::now();
-            map.insert(*m, Drawn { n, at, scene });
+            map.insert(
+                *m,
+                Drawn {
+                    n,
+                    at,
+                    scene,
+                    remote: false,
+                },
+            );
         })
+    }
+
+    /// Keeps a frame heard on the bus as the match's scene (boxes, ids, ball and radar on a
+    /// pitch-coloured background, no video) — unless this process analyses the match itself
+    /// and drew it less than [`LOCAL_WINS`] ago (every local frame is on the bus too).
+    pub fn remote(&self, m: &MatchId, frame: &FrameData) {
+        let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if map
+            .get(m)
+            .is_some_and(|d| !d.remote && d.at.elapsed() < LOCAL_WINS)
+        {
+            return;
+        }
+        let n = map.get(m).map_or(0, |d| d.n + 1);
+        map.insert(
+            *m,
+            Drawn {
+                n,
+                at: std::time::Instant::now(),
+                scene: Arc::new(scene_from_frame(frame, None)),
+                remote: true,
+            },
+        );
+    }
+
+    /// Whether the match's latest scene came from the bus (a worker elsewhere).
+    #[must_use]
+    pub fn is_remote(&self, m: &MatchId) -> bool {
+        let map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        map.get(m).is_some_and(|d| d.remote)
+    }
+
+    /// Feeds [`Self::remote`] from every match's frames on the bus until `shutdown`;
+    /// subscribes again after the bus was lost.
+    pub async fn follow_bus(
+        self,
+        bus: sportz_bus::ContractBus,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) {
+        use sportz_bus::{SubEvent, Topic};
+        let topics = [Topic::Pattern(
+            sportz_contract::keys::Channel::Detections.pattern(),
+        )];
+        loop {
+            let sub = tokio::select! {
+                () = shutdown.cancelled() => return,
+                s = bus.raw().subscribe(&topics, 64) => s,
+            };
+            let mut sub = match sub {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::debug!("the overlay cannot hear the bus yet: {e}");
+                    tokio::select! {
+                        () = shutdown.cancelled() => return,
+                        () = tokio::time::sleep(std::time::Duration::from_secs(1)) => continue,
+                    }
+                }
+            };
+            loop {
+                let ev = tokio::select! {
+                    () = shutdown.cancelled() => return,
+                    ev = sub.next() => ev,
+                };
+                let Some(ev) = ev else { break };
+                let SubEvent::Message(msg) = ev else { continue };
+                if let Ok(sportz_contract::Envelope {
+                    match_id,
+                    payload: sportz_contract::Payload::Frame(f),
+                    ..
+                }) = sportz_contract::Envelope::from_json(&msg.payload)
+                {
+                    self.remote(&match_id, &f);
+                }
+            }
+        }
     }
 
     /// The latest scene of `m` and its number, if it is not the one numbered `seen`.
@@ -328,5 +416,56 @@ mod tests {
                 .iter()
                 .all(|p| (0.0..=1280.0).contains(&p[0]) && (0.0..=720.0).contains(&p[1]))
         );
+    }
+
+    #[test]
+    fn frames_from_the_bus_draw_a_match_analysed_elsewhere_but_never_over_local_ones() {
+        let latest = Latest::default();
+        let (remote, local) = (MatchId::generate(), MatchId::generate());
+        latest.remote(&remote, &frame());
+        let (_, scene) = latest.newer(&remote, None).expect("a scene from the bus");
+        assert!(scene.video.is_none(), "no video from the bus");
+        assert_eq!(scene.boxes.len(), 2);
+        assert!(scene.radar.is_some());
+        assert!(latest.is_remote(&remote));
+        // a match this process analyses: its own frames (with video) win
+        latest.0.lock().unwrap().insert(
+            local,
+            Drawn {
+                n: 0,
+                at: std::time::Instant::now(),
+                scene: Arc::new(Scene::new(1280, 720)),
+                remote: false,
+            },
+        );
+        latest.remote(&local, &frame());
+        assert!(!latest.is_remote(&local), "the local scene is kept");
+        assert_eq!(latest.newer(&local, None).map(|(n, _)| n), Some(0));
+    }
+
+    #[tokio::test]
+    async fn the_overlay_hears_frames_on_the_bus() {
+        let bus = sportz_bus::ContractBus::new(Arc::new(sportz_bus::MemoryBus::new()));
+        let latest = Latest::default();
+        let stop = tokio_util::sync::CancellationToken::new();
+        let task = tokio::spawn(latest.clone().follow_bus(bus.clone(), stop.clone()));
+        let m = MatchId::generate();
+        let env = sportz_contract::Envelope {
+            match_id: m,
+            session_id: Some(sportz_contract::SessionId::generate()),
+            ts: 1.0,
+            seq: 1,
+            payload: sportz_contract::Payload::Frame(Box::new(frame())),
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        // published until heard: the subscription starts with the task
+        while latest.newer(&m, None).is_none() {
+            assert!(std::time::Instant::now() < deadline, "never heard");
+            bus.publish(&env).await.unwrap();
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert!(latest.is_remote(&m));
+        stop.cancel();
+        task.await.unwrap();
     }
 }

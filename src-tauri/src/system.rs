@@ -57,6 +57,8 @@ impl Mode {
 #[derive(Debug)]
 pub struct System {
     pub addr: SocketAddr,
+    /// The bus the system runs on (the desktop overlay also draws from it).
+    pub bus: ContractBus,
     serve: tokio::task::JoinHandle<std::io::Result<()>>,
     worker: Option<tokio::task::JoinHandle<Result<(), sportz_bus::BusError>>>,
 }
@@ -144,6 +146,7 @@ pub async fn start(
     let serve = tokio::spawn(api.serve(listener));
     Ok(System {
         addr,
+        bus,
         serve,
         worker,
     })

@@ -1,6 +1,8 @@
 //! The desktop app under Xvfb: it starts on the demo match, and after a few seconds a screenshot
 //! of the screen shows the web UI (WebKitGTK window) and the wgpu overlay window with players on
 //! its radar. Asserted on pixels; the PNG is kept at `target/tmp/desktop-screenshot.png`.
+//! With `--redis` and a worker in another process, the overlay draws the match that worker runs
+//! from the bus and says so in its title.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -160,4 +162,102 @@ fn desktop_shows_the_ui_and_the_overlay_with_players_on_the_radar() {
         }
     };
     eprintln!("desktop screenshot {}: {verdict}", out.display());
+}
+
+/// The names of the top-level windows on `display` (`xwininfo -root -tree`).
+fn window_names(display: &str) -> String {
+    Command::new("xwininfo")
+        .args(["-display", display, "-root", "-tree"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .expect("xwininfo (x11-utils; scripts/setup installs it)")
+}
+
+#[test]
+fn the_overlay_draws_a_match_whose_worker_runs_elsewhere_from_the_bus() {
+    let redis = sportz_testkit::RedisServer::start();
+    let (_x, display) = xvfb();
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = tempfile::tempdir().unwrap();
+    // the worker "on another machine": its own process and data dir, on the shared Redis
+    let _remote = Child(
+        Command::new(sportz_bin())
+            .args(["worker", "--redis", &redis.url(), "--worker-id", "remote"])
+            .arg("--data-dir")
+            .arg(dir.path().join("remote"))
+            .env_remove("SPORTZ_MODEL")
+            .env("SPORTZ_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let port = sportz_testkit::free_port();
+    let log = dir.path().join("desktop.log");
+    let mut app = Child(
+        Command::new(sportz_bin())
+            .args([
+                "--bind",
+                &format!("127.0.0.1:{port}"),
+                "--redis",
+                &redis.url(),
+            ])
+            .arg("--data-dir")
+            .arg(dir.path().join("desktop"))
+            .env("DISPLAY", &display)
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("SPORTZ_MODEL")
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .env("SPORTZ_OPERATOR_TOKEN", "e2e-token")
+            .env("SPORTZ_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    // two synthetic matches (the demo and one more) for two workers of capacity 1: one of
+    // them runs in the other process, whichever the workers took
+    let base = format!("http://127.0.0.1:{port}");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let api = sportz_e2e::Api::new(port, "e2e-token");
+        api.wait_healthy(90).await;
+        let (code, m) = api
+            .post(
+                "/matches",
+                Some(&serde_json::json!({"homeTeam": "Away", "awayTeam": "Day",
+                    "videoSource": {"type": "synthetic", "value": 5}})),
+            )
+            .await;
+        assert_eq!(code, 201, "{m}");
+        let id = m["data"]["id"].as_str().unwrap().to_owned();
+        let (code, v) = api.post(&format!("/matches/{id}/start"), None).await;
+        assert_eq!(code, 200, "{v}");
+    });
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if window_names(&display).contains("worker elsewhere") {
+            break;
+        }
+        if let Some(status) = app.0.try_wait().unwrap() {
+            panic!(
+                "the desktop app exited ({status}):\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the overlay never drew the remote worker's match ({base}):\n{}\n{}",
+            window_names(&display),
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("desktop-remote-screenshot.png");
+    let shot = screenshot(&display, &out);
+    eprintln!(
+        "overlay titled for a remote worker; screenshot {} ({})",
+        out.display(),
+        if shot.is_some() { "taken" } else { "failed" }
+    );
 }
