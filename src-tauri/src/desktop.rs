@@ -34,6 +34,10 @@ pub fn run(args: crate::cli::SystemArgs, rt: &tokio::runtime::Runtime) -> anyhow
         shutdown.clone(),
     ))?;
     let addr = system.addr;
+    let operator_script = system
+        .local_operator_token
+        .as_deref()
+        .map(|t| operator_script(t, addr.port()));
     // matches whose worker runs elsewhere are drawn from the bus (no video)
     rt.spawn(
         latest
@@ -52,12 +56,15 @@ pub fn run(args: crate::cli::SystemArgs, rt: &tokio::runtime::Runtime) -> anyhow
     let url: tauri::Url = local.parse()?;
     let app = tauri::Builder::default()
         .setup(move |app| {
-            let ui =
+            let mut ui =
                 tauri::WebviewWindowBuilder::new(app, "main", tauri::WebviewUrl::External(url))
                     .title(format!("sportz — {join}"))
                     .inner_size(UI_SIZE.0, UI_SIZE.1)
-                    .position(0.0, 0.0)
-                    .build()?;
+                    .position(0.0, 0.0);
+            if let Some(script) = &operator_script {
+                ui = ui.initialization_script(script);
+            }
+            let ui = ui.build()?;
             let overlay = tauri::window::WindowBuilder::new(app, "overlay")
                 .title(LOCAL_TITLE)
                 .inner_size(OVERLAY_SIZE.0, OVERLAY_SIZE.1)
@@ -74,6 +81,19 @@ pub fn run(args: crate::cli::SystemArgs, rt: &tokio::runtime::Runtime) -> anyhow
     shutdown.cancel();
     rt.block_on(system)
         .map_err(|_| anyhow::anyhow!("the embedded system panicked"))?
+}
+
+/// The script the desktop's own window runs before each page: it stores the run's operator
+/// token where the web UI keeps one (`localStorage["sportz.operatorToken"]`), only on the local
+/// server's origin — the token is never in a URL, and LAN browsers never see it.
+fn operator_script(token: &str, port: u16) -> String {
+    let (origin, token) = (
+        serde_json::to_string(&format!("http://127.0.0.1:{port}")).unwrap_or_default(),
+        serde_json::to_string(token).unwrap_or_default(),
+    );
+    format!(
+        "if (location.origin === {origin}) {{ try {{ localStorage.setItem('sportz.operatorToken', {token}); }} catch (e) {{}} }}"
+    )
 }
 
 /// The match in a UI location such as `http://…/#/match/mat_01…`.
@@ -145,5 +165,18 @@ mod tests {
             None
         );
         assert_eq!(super::followed_match("http://127.0.0.1:8080/"), None);
+    }
+
+    #[test]
+    fn the_operator_script_stores_the_token_on_the_local_origin_only() {
+        let s = super::operator_script("sportz_local_ab\"c", 8080);
+        assert!(
+            s.starts_with(r#"if (location.origin === "http://127.0.0.1:8080")"#),
+            "{s}"
+        );
+        assert!(
+            s.contains(r#"localStorage.setItem('sportz.operatorToken', "sportz_local_ab\"c")"#),
+            "escaped: {s}"
+        );
     }
 }

@@ -59,6 +59,8 @@ pub struct System {
     pub addr: SocketAddr,
     /// The bus the system runs on (the desktop overlay also draws from it).
     pub bus: ContractBus,
+    /// The desktop's own operator token (desktop mode only), for its window.
+    pub local_operator_token: Option<String>,
     serve: tokio::task::JoinHandle<std::io::Result<()>>,
     worker: Option<tokio::task::JoinHandle<Result<(), sportz_bus::BusError>>>,
 }
@@ -103,7 +105,15 @@ pub async fn start(
     let store = sportz_store::open(&database)
         .await
         .with_context(|| format!("cannot open the store `{database}`"))?;
-    let api = sportz_api::Api::start(api_config(args), bus.clone(), store, shutdown.clone())
+    // the desktop's own window is the operator: a token made for this run, handed to it only
+    let local_operator_token = matches!(mode, Mode::Desktop(_))
+        .then(local_token)
+        .transpose()?;
+    let config = sportz_api::ApiConfig {
+        local_operator_token: local_operator_token.clone(),
+        ..api_config(args)
+    };
+    let api = sportz_api::Api::start(config, bus.clone(), store, shutdown.clone())
         .await
         .map_err(|e| anyhow::anyhow!("cannot start the API: {e}"))?;
     if let Some(token) = &api.new_operator_token {
@@ -147,6 +157,7 @@ pub async fn start(
     Ok(System {
         addr,
         bus,
+        local_operator_token,
         serve,
         worker,
     })
@@ -164,6 +175,16 @@ fn instance_id(bind: std::net::SocketAddr) -> String {
         let host = host.rsplit_once('-').map_or(host.as_str(), |(h, _pid)| h);
         format!("api-{host}-{}", bind.port())
     }
+}
+
+/// 32 random bytes as hex: the desktop window's operator token for one run.
+fn local_token() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness for a token: {e}"))?;
+    Ok(format!(
+        "sportz_local_{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    ))
 }
 
 /// The API settings the flags choose.

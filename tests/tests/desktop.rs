@@ -126,6 +126,7 @@ fn desktop_shows_the_ui_and_the_overlay_with_players_on_the_radar() {
     let (_x, display) = xvfb();
     let data = tempfile::tempdir().unwrap();
     let runtime = tempfile::tempdir().unwrap();
+    let web_data = tempfile::tempdir().unwrap(); // WebKit's storage (XDG_DATA_HOME)
     let port = sportz_testkit::free_port();
     let mut cmd = Command::new(sportz_bin());
     cmd.args(["--bind", &format!("127.0.0.1:{port}")])
@@ -135,6 +136,7 @@ fn desktop_shows_the_ui_and_the_overlay_with_players_on_the_radar() {
         .env_remove("WAYLAND_DISPLAY")
         .env_remove("SPORTZ_MODEL") // the built-in detector
         .env("XDG_RUNTIME_DIR", runtime.path())
+        .env("XDG_DATA_HOME", web_data.path())
         .env("SPORTZ_OPERATOR_TOKEN", "e2e-token")
         .env("SPORTZ_LOG", "info")
         .stdout(Stdio::null())
@@ -162,6 +164,67 @@ fn desktop_shows_the_ui_and_the_overlay_with_players_on_the_radar() {
         }
     };
     eprintln!("desktop screenshot {}: {verdict}", out.display());
+
+    // the window is the operator without a pasted token: the run's token is in its storage
+    // (WebKit's localStorage, UTF-16 in SQLite), the API takes it, and it is in no log
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let token = loop {
+        if let Some(t) = stored_operator_token(web_data.path()) {
+            break t;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no operator token in the window's storage under {}",
+            web_data.path().display()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert!(
+        token.starts_with("sportz_local_") && token.len() == 13 + 64,
+        "{token}"
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let body = serde_json::json!({"homeTeam": "Desk", "awayTeam": "Top"});
+        let (code, v) = sportz_e2e::Api::new(port, &token)
+            .post("/matches", Some(&body))
+            .await;
+        assert_eq!(code, 201, "the window's token is an operator's: {v}");
+        let (code, _) = sportz_e2e::Api::new(port, "sportz_local_not-it")
+            .post("/matches", Some(&body))
+            .await;
+        assert_eq!(code, 401);
+    });
+    let log = std::fs::read_to_string(data.path().join("desktop.log")).unwrap_or_default();
+    assert!(!log.contains(&token), "the window's token is never logged");
+}
+
+/// The operator token the UI window stored (`localStorage["sportz.operatorToken"]`), read from
+/// the raw bytes of WebKit's localStorage database and its WAL under `xdg_data`.
+fn stored_operator_token(xdg_data: &Path) -> Option<String> {
+    let dir = xdg_data.join("app.sportz.desktop").join("localstorage");
+    let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+    let prefix = utf16("sportz_local_");
+    for entry in std::fs::read_dir(dir).ok()?.filter_map(Result::ok) {
+        let bytes = std::fs::read(entry.path()).ok()?;
+        if let Some(at) = bytes
+            .windows(prefix.len())
+            .position(|w| w == prefix.as_slice())
+        {
+            let hex: String = bytes[at + prefix.len()..]
+                .chunks(2)
+                .take(64)
+                .map_while(|c| {
+                    let ch = char::from(c[0]);
+                    (c.len() == 2 && c[1] == 0 && ch.is_ascii_hexdigit()).then_some(ch)
+                })
+                .collect();
+            if hex.len() == 64 {
+                return Some(format!("sportz_local_{hex}"));
+            }
+        }
+    }
+    None
 }
 
 /// The names of the top-level windows on `display` (`xwininfo -root -tree`).

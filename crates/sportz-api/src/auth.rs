@@ -56,10 +56,16 @@ pub fn bearer(headers: &HeaderMap) -> Option<&str> {
 /// # Errors
 /// When the store cannot be read.
 pub async fn role_of(state: &AppState, token: &str) -> ApiResult<Option<TokenRole>> {
-    if let Some(configured) = &state.config.operator_token
-        && ct_eq(configured, token)
+    for configured in [
+        &state.config.operator_token,
+        &state.config.local_operator_token,
+    ]
+    .into_iter()
+    .flatten()
     {
-        return Ok(Some(TokenRole::Operator));
+        if ct_eq(configured, token) {
+            return Ok(Some(TokenRole::Operator));
+        }
     }
     Ok(state.store.verify_token(token).await?.map(|t| t.role))
 }

@@ -22,6 +22,9 @@ pub struct ApiConfig {
     pub ui_dir: Option<PathBuf>,
     /// A fixed operator token (else one is created on first start and shown once).
     pub operator_token: Option<String>,
+    /// The desktop app's own operator token: made per run, handed only to its own window
+    /// (never printed, stored or put in a URL), accepted like [`Self::operator_token`].
+    pub local_operator_token: Option<String>,
     /// Require a viewer (or operator) token to read and watch.
     pub require_viewer_token: bool,
     /// Extra origins allowed to open WebSockets (same-origin is always allowed).
@@ -55,6 +58,7 @@ impl Default for ApiConfig {
             instance_id: format!("api-{}", std::process::id()),
             ui_dir: None,
             operator_token: None,
+            local_operator_token: None,
             require_viewer_token: false,
             allowed_origins: Vec::new(),
             http_rate: ratelimit::Rate::new(50, Duration::from_secs(10)),
