@@ -34,6 +34,7 @@ pub fn run(args: crate::cli::SystemArgs, rt: &tokio::runtime::Runtime) -> anyhow
         shutdown.clone(),
     ))?;
     let addr = system.addr;
+    let (api_state, handle) = (system.api_state.clone(), rt.handle().clone());
     let operator_script = system
         .local_operator_token
         .as_deref()
@@ -65,6 +66,22 @@ pub fn run(args: crate::cli::SystemArgs, rt: &tokio::runtime::Runtime) -> anyhow
                 ui = ui.initialization_script(script);
             }
             let ui = ui.build()?;
+            // a video file dropped on the window becomes a started match, shown at once
+            let (dropped_on, state, rt) = (ui.clone(), api_state.clone(), handle.clone());
+            ui.on_window_event(move |e| {
+                if let tauri::WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = e {
+                    for path in paths.clone() {
+                        let (ui, state) = (dropped_on.clone(), state.clone());
+                        rt.spawn(async move {
+                            let script = match crate::open_video::open_video(&state, &path).await {
+                                Ok(id) => format!("location.hash = '#/match/{id}';"),
+                                Err(why) => notice_script(&why),
+                            };
+                            let _ = ui.eval(&script);
+                        });
+                    }
+                }
+            });
             let overlay = tauri::window::WindowBuilder::new(app, "overlay")
                 .title(LOCAL_TITLE)
                 .inner_size(OVERLAY_SIZE.0, OVERLAY_SIZE.1)
@@ -93,6 +110,14 @@ fn operator_script(token: &str, port: u16) -> String {
     );
     format!(
         "if (location.origin === {origin}) {{ try {{ localStorage.setItem('sportz.operatorToken', {token}); }} catch (e) {{}} }}"
+    )
+}
+
+/// A message for the user in the UI window (`sportz-notice`, shown by `ui/src/main.ts`).
+fn notice_script(message: &str) -> String {
+    format!(
+        "window.dispatchEvent(new CustomEvent('sportz-notice', {{ detail: {} }}));",
+        serde_json::to_string(message).unwrap_or_default()
     )
 }
 

@@ -10,6 +10,7 @@ mod config;
 mod demo;
 mod desktop;
 mod detector;
+mod open_video;
 mod overlay;
 mod process;
 mod roles;

@@ -61,6 +61,8 @@ pub struct System {
     pub bus: ContractBus,
     /// The desktop's own operator token (desktop mode only), for its window.
     pub local_operator_token: Option<String>,
+    /// The API's state, for the desktop's own operations (a dropped video).
+    pub api_state: Arc<sportz_api::state::AppState>,
     serve: tokio::task::JoinHandle<std::io::Result<()>>,
     worker: Option<tokio::task::JoinHandle<Result<(), sportz_bus::BusError>>>,
 }
@@ -153,11 +155,13 @@ pub async fn start(
     if mode.runs_worker() && !args.no_demo {
         crate::demo::start(&api).await;
     }
+    let api_state = api.state.clone();
     let serve = tokio::spawn(api.serve(listener));
     Ok(System {
         addr,
         bus,
         local_operator_token,
+        api_state,
         serve,
         worker,
     })

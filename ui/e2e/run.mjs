@@ -387,6 +387,33 @@ try {
     }
   }, MOCK ? 'the mock server has no automatic calibration' : undefined);
 
+  await scenario('keyboard on the match page: Space starts the session, S stops it', async () => {
+    assert(matchId, 'no match');
+    await a.goto(`${base}/#/match/${matchId}`);
+    await a.waitForSelector('.operator:not([hidden])', { timeout: 10_000 });
+    const status = async () => (await (await fetch(`${base}/matches/${matchId}`)).json()).data.status;
+    const until = async (want, ms = 20_000) => {
+      const t0 = Date.now();
+      let s = '';
+      while (Date.now() - t0 < ms) {
+        s = await status();
+        if (want.includes(s)) return s;
+        await sleep(200);
+      }
+      throw new Error(`status ${s}, expected ${want}`);
+    };
+    const before = await status();
+    if (['starting', 'processing', 'paused'].includes(before)) {
+      await a.locator('body').press('s');
+      await until(['stopped', 'ready', 'completed', 'failed']);
+    }
+    await a.locator('h1').click(); // focus on the page, not on a control
+    await a.keyboard.press(' ');
+    await until(['starting', 'processing']);
+    await a.keyboard.press('s');
+    await until(['stopped', 'ready', 'completed', 'failed']);
+  });
+
   await scenario('server stopped and restarted: badge reconnecting → connected', async () => {
     await stopServer(server);
     await badgeState(a, 'reconnecting', 15_000);

@@ -26,6 +26,19 @@ const header = h(
 );
 app.append(header, main);
 
+// ---------------------------------------------------------------- notices from the desktop shell
+// The desktop app says here what it could not do (e.g. a dropped file that is not a video).
+const toast = h('div', { class: 'notice toast', role: 'alert', hidden: true, 'data-testid': 'toast' });
+app.append(toast);
+let toastTimer: ReturnType<typeof setTimeout> | undefined;
+window.addEventListener('sportz-notice', (e) => {
+  const detail = (e as CustomEvent<unknown>).detail;
+  toast.textContent = typeof detail === 'string' ? detail : 'Something went wrong.';
+  toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (toast.hidden = true), 10_000);
+});
+
 // ---------------------------------------------------------------- operator token dialog
 const tokenInput = h('input', { id: 'op-token', type: 'password', autocomplete: 'off', name: 'token' });
 const viewerInput2 = h('input', { id: 'viewer-token-2', type: 'password', autocomplete: 'off', name: 'viewerToken' });

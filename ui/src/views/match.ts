@@ -277,6 +277,17 @@ export function matchView(root: HTMLElement, matchId: string, replaySession: str
     radarDirty = true;
   };
   window.addEventListener('resize', onResize);
+  // keyboard: Space starts, pauses or resumes the session (or the replay), S stops it
+  const onKey = (e: KeyboardEvent) => {
+    const target = e.target as HTMLElement | null;
+    if (e.ctrlKey || e.metaKey || e.altKey || target?.closest('input, textarea, select, button, [contenteditable]')) return;
+    const act = shortcutAction(e.key, replaySession !== null, match ? allowedActions(match) : new Set());
+    if (!act) return;
+    e.preventDefault();
+    if (act === 'replay-toggle') playBtn.click();
+    else ctlButtons.get(act)?.click();
+  };
+  document.addEventListener('keydown', onKey);
 
   // ------------------------------------------------------------------ replay
   let replay: ReplayState | null = null;
@@ -563,6 +574,7 @@ export function matchView(root: HTMLElement, matchId: string, replaySession: str
     disposed = true;
     cancelAnimationFrame(raf);
     clearInterval(metricsTimer);
+    document.removeEventListener('keydown', onKey);
     window.removeEventListener('resize', onResize);
     hub.unsubscribe(matchId);
     offMsg();
@@ -605,4 +617,23 @@ export function exportLinks(matchId: string, sessionId: string): HTMLElement {
   });
   links.push(' · ', h('a', { href: `#/match/${encodeURIComponent(matchId)}/replay/${encodeURIComponent(sessionId)}`, 'data-testid': 'replay-link' }, 'replay'));
   return h('p', { class: 'export muted', 'data-testid': 'export' }, 'Export this session (recorded as it runs): ', ...links);
+}
+
+/**
+ * The match page's keyboard shortcut for a key: Space starts, pauses or resumes (or toggles a
+ * replay), `s` stops; only what the match allows (and what an operator's buttons do).
+ */
+export function shortcutAction(
+  key: string,
+  replaying: boolean,
+  allowed: Set<ControlAction>,
+): ControlAction | 'replay-toggle' | null {
+  if (key === ' ' || key === 'Spacebar') {
+    if (replaying) return 'replay-toggle';
+    if (allowed.has('pause')) return 'pause';
+    if (allowed.has('start')) return 'start';
+    return null;
+  }
+  if ((key === 's' || key === 'S') && !replaying && allowed.has('stop')) return 'stop';
+  return null;
 }
