@@ -404,12 +404,18 @@ try {
     };
     const before = await status();
     if (['starting', 'processing', 'paused'].includes(before)) {
-      await a.locator('body').press('s');
+      await a.waitForSelector('button[data-action="stop"]:not([disabled])', { timeout: 20_000 });
+      await a.locator('h1').click();
+      await a.keyboard.press('s');
       await until(['stopped', 'ready', 'completed', 'failed']);
     }
+    // the page's own view of the match decides what a key may do: wait for it each time
+    await a.waitForSelector('button[data-action="start"]:not([disabled])', { timeout: 20_000 });
     await a.locator('h1').click(); // focus on the page, not on a control
     await a.keyboard.press(' ');
     await until(['starting', 'processing']);
+    await a.waitForSelector('button[data-action="stop"]:not([disabled])', { timeout: 20_000 });
+    await a.locator('h1').click();
     await a.keyboard.press('s');
     await until(['stopped', 'ready', 'completed', 'failed']);
   });
