@@ -14,6 +14,9 @@ use crate::error::ApiResult;
 use crate::state::{ApiConfig, AppState};
 use crate::{auth, consumers, fanout, router};
 
+/// How long shutdown waits for the session recorder's last write.
+const RECORDER_FLUSH: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A running API: the router to serve and its background tasks.
 #[derive(Debug)]
 pub struct Api {
@@ -21,6 +24,8 @@ pub struct Api {
     /// The operator token created on this start (shown once), if one was created.
     pub new_operator_token: Option<String>,
     tasks: Vec<JoinHandle<()>>,
+    /// The session recorder, which flushes on shutdown and is waited for.
+    recorder: JoinHandle<()>,
 }
 
 impl Api {
@@ -43,12 +48,14 @@ impl Api {
             tokio::spawn(consumers::event_consumer(state.clone())),
             tokio::spawn(consumers::watchdog(state.clone())),
             tokio::spawn(consumers::session_stats(state.clone())),
-            tokio::spawn(crate::recording::recorder::run(state.clone())),
         ];
+        // not aborted at shutdown: it writes what it holds first (see `serve`)
+        let recorder = tokio::spawn(crate::recording::recorder::run(state.clone()));
         Ok(Self {
             state,
             new_operator_token,
             tasks,
+            recorder,
         })
     }
 
@@ -79,6 +86,13 @@ impl Api {
             .await;
         for t in &self.tasks {
             t.abort();
+        }
+        // the recordings keep their last second: the recorder writes what it holds and ends
+        if tokio::time::timeout(RECORDER_FLUSH, self.recorder)
+            .await
+            .is_err()
+        {
+            tracing::warn!("the session recorder did not finish writing within {RECORDER_FLUSH:?}");
         }
         result
     }
