@@ -80,9 +80,12 @@ async fn an_overflowing_outbox_is_reported_not_silent() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     server.kill();
     tokio::time::sleep(Duration::from_secs(3)).await;
+    // the error goes out (on pub/sub) as soon as the worker reaches the bus again: subscribe
+    // first, so it cannot be missed
+    let early = tokio::spawn(Watch::as_soon_as_up(server.url(), m));
     server.restart();
+    let (_watch_bus, mut watch) = early.await.unwrap();
     set_control(&bus, m, s, DesiredState::Running).await;
-    let mut watch = Watch::new(&bus, m).await;
     let err = watch
         .until(
             20,

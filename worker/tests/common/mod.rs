@@ -105,6 +105,28 @@ impl Watch {
         }
     }
 
+    /// A watch on a fresh connection to the Redis at `url`, tried every 10 ms until it is
+    /// up: started before a restart, it subscribes as soon as the server accepts, before a
+    /// worker (whose connection backs off) can publish what waited. Returns the watch and its
+    /// bus (keep it alive).
+    pub async fn as_soon_as_up(url: String, m: MatchId) -> (ContractBus, Self) {
+        loop {
+            if let Ok(b) = sportz_bus::RedisBus::connect(&url).await {
+                let bus = ContractBus::new(Arc::new(b));
+                if let Ok(sub) = bus.subscribe_match(&m, 10_000).await {
+                    return (
+                        bus,
+                        Self {
+                            sub,
+                            seen: Vec::new(),
+                        },
+                    );
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// Reads until `pred` holds for a message (returned), failing after `secs`.
     pub async fn until(
         &mut self,
