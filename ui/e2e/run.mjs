@@ -234,7 +234,11 @@ try {
     assert(page1.length === 12, `page 1 has ${page1.length} cards`);
     await b.getByRole('button', { name: 'Next →' }).click();
     await b.waitForFunction(() => document.querySelector('nav.pager span')?.textContent === 'Page 2');
-    await b.waitForSelector('li.card');
+    // the pager's label can change before the cards do: wait (up to 10 s) for page 2's own cards
+    await b.waitForFunction((p1) => {
+      const shown = [...document.querySelectorAll('li.card')].map((e) => e.dataset.matchId);
+      return shown.length >= 1 && shown.every((id) => !p1.includes(id));
+    }, page1, { timeout: 10_000 }).catch(() => {});
     const page2 = await cardIds();
     assert(page2.length >= 1 && page2.every((id) => !page1.includes(id)), `page 2 ${JSON.stringify(page2)} overlaps page 1`);
     const seen = new Set([...page1, ...page2]);
