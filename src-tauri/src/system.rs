@@ -113,6 +113,8 @@ pub async fn start(
         .transpose()?;
     let config = sportz_api::ApiConfig {
         local_operator_token: local_operator_token.clone(),
+        // the automatic calibration reads the built-in pitch-line model, as the worker does
+        line_model: sportz_worker::vision::load_line_model(),
         ..api_config(args)
     };
     let api = sportz_api::Api::start(config, bus.clone(), store, shutdown.clone())

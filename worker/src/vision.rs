@@ -22,6 +22,7 @@ use sportz_vision::detect::{DecodeConfig, Detection, Detections};
 use sportz_vision::events::{EventConfig, EventEngine, EventFrame};
 use sportz_vision::frame::{EventIds, FrameMeta, build_frame, event_data, event_inputs};
 use sportz_vision::identity::{IdentityConfig, IdentityKeeper, Observed};
+use sportz_vision::image::SharedLineModel;
 use sportz_vision::pitch::Calibration;
 use sportz_vision::teams::{TeamAssigner, TeamConfig, torso_colour};
 use sportz_vision::track::{ByteTracker, TrackerConfig};
@@ -101,6 +102,40 @@ pub struct VisionAnalyzerFactory {
     pool: Pool,
     /// Models loaded so far, default first (file names, for heartbeats).
     loaded: Mutex<Vec<String>>,
+    /// The built-in pitch-line model every session's camera search reads (`None`: the top-hat
+    /// line test alone, when it cannot load or `SPORTZ_LINE_MODEL=none`).
+    lines: Option<SharedLineModel>,
+}
+
+/// The pitch-line model the camera search reads: the built-in one, or the ONNX file named by
+/// `SPORTZ_LINE_MODEL` (`none`: the top-hat line test alone, for comparisons). A model that
+/// cannot load is a warning, and the camera works without it.
+#[must_use]
+pub fn load_line_model() -> Option<SharedLineModel> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let chosen = std::env::var_os("SPORTZ_LINE_MODEL");
+    let loaded = match chosen.as_deref().and_then(|v| v.to_str()) {
+        Some("none") => {
+            tracing::info!(
+                "SPORTZ_LINE_MODEL=none: the camera search uses the top-hat line test alone"
+            );
+            return None;
+        }
+        Some(path) if !path.is_empty() => std::fs::read(path)
+            .map_err(|e| format!("cannot read SPORTZ_LINE_MODEL={path}: {e}"))
+            .and_then(|bytes| {
+                sportz_inference::OnnxLineModel::from_bytes(&bytes, threads)
+                    .map_err(|e| e.to_string())
+            }),
+        _ => sportz_inference::OnnxLineModel::built_in(threads).map_err(|e| e.to_string()),
+    };
+    match loaded {
+        Ok(m) => Some(SharedLineModel(Arc::new(m))),
+        Err(e) => {
+            tracing::warn!(error = %e, "the pitch-line model cannot load: the camera search uses the top-hat line test alone");
+            None
+        }
+    }
 }
 
 impl VisionAnalyzerFactory {
@@ -127,6 +162,7 @@ impl VisionAnalyzerFactory {
             device,
             pool,
             loaded,
+            lines: load_line_model(),
         })
     }
 
@@ -193,6 +229,7 @@ impl AnalyzerFactory for VisionAnalyzerFactory {
         let mut settings = VisionSettings::from_config(config)?;
         settings.decode.iou_threshold = self.options.decode.iou_threshold;
         settings.decode.max_detections = self.options.decode.max_detections;
+        settings.lines.clone_from(&self.lines);
         let detector = self.checkout(&model)?;
         Ok(Box::new(VisionAnalyzer::new(
             Box::new(detector),
@@ -238,6 +275,8 @@ pub struct VisionSettings {
     pub tracking: bool,
     pub teams: bool,
     pub events: bool,
+    /// The learned line model the camera search reads (else the top-hat line test).
+    pub lines: Option<SharedLineModel>,
 }
 
 impl VisionSettings {
@@ -294,6 +333,7 @@ impl VisionSettings {
             tracking: config.enable_tracking,
             teams: config.enable_tracking && config.enable_teams,
             events: config.enable_tracking && config.enable_events,
+            lines: None,
         })
     }
 }
@@ -374,7 +414,8 @@ impl VisionAnalyzer {
             engine: EventEngine::new(EventConfig::default()),
             ids: EventIds::new(*match_id),
             identities: IdentityKeeper::new(IdentityConfig::default()),
-            camera: CameraTracker::new(settings.camera.clone(), settings.calibration.as_ref()),
+            camera: CameraTracker::new(settings.camera.clone(), settings.calibration.as_ref())
+                .with_line_model(settings.lines.clone()),
             camera_missing: None,
             init_job: None,
             settings,
@@ -396,12 +437,14 @@ impl VisionAnalyzer {
         let (fine, coarse, home, plan) = self.camera.init_inputs();
         let (fine, coarse) = (fine.to_vec(), coarse.to_vec());
         let (rgb, width, height) = (f.rgb.clone(), f.width, f.height);
+        let lines = self.camera.line_model().cloned();
         let spawned = std::thread::Builder::new()
             .name("sportz-camera-init".to_owned())
             .spawn(move || {
                 if let Ok(img) = RgbImage::new(&rgb, width, height) {
-                    let _ = tx.send(sportz_vision::camera::search(
-                        &img, &boxes, &fine, &coarse, home, &plan,
+                    let model = lines.as_ref().map(|m| &*m.0);
+                    let _ = tx.send(sportz_vision::camera::search_with_lines(
+                        model, &img, &boxes, &fine, &coarse, home, &plan,
                     ));
                 }
             });

@@ -50,6 +50,9 @@ pub struct ApiConfig {
     pub source_policy: sportz_guard::SourcePolicy,
     /// Where sessions are recorded (`crate::recording`); `None`: not recorded.
     pub recordings: Option<crate::recording::RecordingSettings>,
+    /// The pitch-line model the automatic calibration reads (the app passes the built-in one);
+    /// `None`: the top-hat line test alone.
+    pub line_model: Option<sportz_vision::image::SharedLineModel>,
 }
 
 impl Default for ApiConfig {
@@ -70,6 +73,7 @@ impl Default for ApiConfig {
             max_message_bytes: 1 << 20,
             source_policy: sportz_guard::SourcePolicy::default(),
             recordings: None,
+            line_model: None,
         }
     }
 }

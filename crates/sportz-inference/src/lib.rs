@@ -14,15 +14,18 @@
 //! [`ModelAdapter`]: sportz_vision::detect::ModelAdapter
 //! [`Detections`]: sportz_vision::detect::Detections
 //! - [`tiny_onnx`]: tiny constant-output models for tests and examples.
+//! - [`line_model`]: the built-in pitch-line model the camera's initialisation reads.
 
 pub mod runtime;
 pub mod tiny_onnx;
 
 mod detector;
+pub mod line_model;
 mod provider;
 mod tensors;
 
 pub use detector::{DetectTiming, Detector, DetectorOptions};
+pub use line_model::OnnxLineModel;
 pub use provider::Provider;
 
 use std::path::PathBuf;

@@ -1,6 +1,11 @@
-//! A borrowed RGB8 image: the only pixel type the pure code reads (preprocessing, shirt colours).
+//! A borrowed RGB8 image: the only pixel type the pure code reads (preprocessing, shirt colours),
+//! optionally carrying a learned [`LineMap`] of itself for the camera's line test.
 
 use thiserror::Error;
+
+mod line_map;
+
+pub use line_map::{LineMap, LineMapError, LineModel, SharedLineModel};
 
 /// Why a buffer is not an RGB8 image of the stated size.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -22,6 +27,7 @@ pub struct RgbImage<'a> {
     data: &'a [u8],
     width: u32,
     height: u32,
+    lines: Option<&'a LineMap>,
 }
 
 impl<'a> RgbImage<'a> {
@@ -43,7 +49,24 @@ impl<'a> RgbImage<'a> {
             data,
             width,
             height,
+            lines: None,
         })
+    }
+
+    /// The same image with a line model's map of it: the camera's line test then reads the map
+    /// instead of the pixels' top-hat.
+    #[must_use]
+    pub const fn with_lines(self, lines: &'a LineMap) -> Self {
+        Self {
+            lines: Some(lines),
+            ..self
+        }
+    }
+
+    /// The line map this image carries, if any.
+    #[must_use]
+    pub const fn lines(&self) -> Option<&'a LineMap> {
+        self.lines
     }
 
     #[must_use]

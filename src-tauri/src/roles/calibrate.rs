@@ -36,6 +36,8 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
     );
     let (fine, coarse) = (samples(1.0), samples(2.0));
     let cfg = InitConfig::default();
+    // the built-in pitch-line model (SPORTZ_LINE_MODEL=none: the top-hat line test alone)
+    let lines = sportz_worker::vision::load_line_model();
     let started = Instant::now();
     let (mut written, mut found) = (0usize, 0usize);
     for (k, input) in inputs.iter().enumerate() {
@@ -57,6 +59,11 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
         };
         let image = RgbImage::new(&pixels, width, height)?;
         let t = Instant::now();
+        let map = lines.as_ref().and_then(|m| m.0.line_map(&image).ok());
+        let image = match &map {
+            Some(map) => image.with_lines(map),
+            None => image,
+        };
         let result = initialise(&image, &[], &fine, &coarse, &cfg);
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         if let Some(dir) = &args.draw {

@@ -233,15 +233,26 @@ pub async fn auto_calibration(
         &format!("read a frame at {t} s"),
     )
     .await?;
-    tokio::task::spawn_blocking(move || find_pitch(&rgb, width, height))
+    let lines = state.config.line_model.clone();
+    tokio::task::spawn_blocking(move || find_pitch(&rgb, width, height, lines.as_ref()))
         .await
         .map_err(|e| ApiError::Internal(format!("automatic calibration: {e}")))?
 }
 
 /// The camera of one rgb24 frame and its pairs (CPU, ~100–200 ms).
-fn find_pitch(rgb: &[u8], width: u32, height: u32) -> ApiResult<AutoCalibrationDto> {
+fn find_pitch(
+    rgb: &[u8],
+    width: u32,
+    height: u32,
+    lines: Option<&sportz_vision::image::SharedLineModel>,
+) -> ApiResult<AutoCalibrationDto> {
     let img = sportz_vision::RgbImage::new(rgb, width, height)
         .map_err(|e| ApiError::Conflict(format!("cannot read a frame of the video: {e}")))?;
+    let map = lines.and_then(|m| m.0.line_map(&img).ok());
+    let img = match &map {
+        Some(map) => img.with_lines(map),
+        None => img,
+    };
     let (samples, coarse) = line_samples();
     let fit = sportz_vision::camera::initialise(&img, &[], samples, coarse, &InitConfig::default())
         .map_err(|why| ApiError::Unprocessable(format!("no pitch found in the still: {why}")))?;

@@ -46,10 +46,22 @@ fn at(img: &RgbImage<'_>, x: f64, y: f64) -> Option<[u8; 3]> {
     Some(img.pixel(x as u32, y as u32))
 }
 
-/// The top-hat response at `p` across direction `n`: how much brighter `p` is than the pixels
-/// `half_width` away on both sides, when both sides are grass-or-line-dark and `p` is whitish;
-/// 0 otherwise.
+/// A learned line map's probability at or above which a point is on a line.
+pub const LINE_PROBABILITY: f32 = 0.5;
+
+/// The line response at `p` across direction `n`. With a learned [`crate::image::LineMap`] on
+/// the image: the map's probability (×100) where it says "line", else 0. Without: the top-hat —
+/// how much brighter `p` is than the pixels `half_width` away on both sides, when both sides are
+/// grass and `p` is whitish; 0 otherwise.
 fn response(img: &RgbImage<'_>, p: Point, n: (f64, f64), half_width: f64, t: &LineTest) -> f32 {
+    if let Some(map) = img.lines() {
+        let v = map.at(p.x, p.y);
+        return if v >= LINE_PROBABILITY {
+            v * 100.0
+        } else {
+            0.0
+        };
+    }
     let Some(c) = at(img, p.x, p.y) else {
         return 0.0;
     };

@@ -8,10 +8,11 @@ use sportz_contract::CameraSource;
 
 use super::broadcast::BroadcastCamera;
 use super::cut::CutDetector;
-use super::init::{InitConfig, InitFailure, SearchStep, search};
+use super::init::{InitConfig, InitFailure, SearchStep, search_with_lines};
 use super::model::{LineSample, samples};
 use super::motion::{MotionConfig, MotionTracker};
 use super::refine::{LineFit, RefineConfig, fit_to_lines, fit_to_points};
+use crate::image::SharedLineModel;
 use crate::pitch::{Calibration, Homography, mul3};
 use crate::{BBox, Point, RgbImage};
 
@@ -182,6 +183,8 @@ pub struct CameraTracker {
     home: Option<([f64; 3], u32)>,
     /// The frame the current stretch without a camera began.
     lost_since: Option<u64>,
+    /// The learned line model initialisation reads, if any (else the top-hat line test).
+    lines: Option<SharedLineModel>,
 }
 
 /// [`CameraTracker::init_inputs`]: fine and coarse model samples, home, the searches to run.
@@ -229,7 +232,23 @@ impl CameraTracker {
             run: 0,
             home: None,
             lost_since: None,
+            lines: None,
         }
+    }
+
+    /// The same tracker, looking for the camera with `model`'s line maps of the frames it
+    /// initialises from (following a found camera keeps the per-frame top-hat: the model costs
+    /// tens of milliseconds a frame).
+    #[must_use]
+    pub fn with_line_model(mut self, model: Option<SharedLineModel>) -> Self {
+        self.lines = model;
+        self
+    }
+
+    /// The line model initialisation reads, for searches run beside the frame loop.
+    #[must_use]
+    pub fn line_model(&self) -> Option<&SharedLineModel> {
+        self.lines.as_ref()
     }
 
     /// The video's main camera position once [`TrackerSettings::home_after_frames`] frames of
@@ -594,7 +613,16 @@ impl CameraTracker {
             return waiting(why, cut, Some(n));
         }
         let plan = self.init_plan();
-        match search(img, boxes, &self.samples, &self.coarse, self.home(), &plan) {
+        let model = self.lines.as_ref().map(|m| &*m.0);
+        match search_with_lines(
+            model,
+            img,
+            boxes,
+            &self.samples,
+            &self.coarse,
+            self.home(),
+            &plan,
+        ) {
             Ok(fit) => {
                 let Some(calibration) = calibration_of(&fit.camera) else {
                     return CameraStep {

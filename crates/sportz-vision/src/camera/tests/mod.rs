@@ -12,7 +12,7 @@ use super::tracker::{CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, TrackerSettings}
 use crate::pitch::{Calibration, Homography};
 use crate::rng::SplitMix64;
 use crate::{Point, RgbImage};
-use render::{Look, render};
+use render::{Look, render, truth_line_map};
 use sportz_contract::CameraSource;
 
 const W: u32 = 640;
@@ -188,7 +188,7 @@ fn a_cut_drops_the_camera_and_it_is_found_again() {
         &b,
         Look {
             stands: 160,
-            scoreboard: true,
+            ..Look::default()
         },
     );
     assert!(
@@ -268,6 +268,49 @@ fn initialisation_finds_wc14_range_cameras_from_their_lines() {
         "errors {errors:?}"
     );
     assert!(k < 40, "{k} cameras drawn for 6 with lines in view");
+}
+
+/// Lines painted barely brighter than the grass (a worn or rain-soaked pitch, a soft 360p
+/// broadcast): the top-hat cannot see them, a line model's map can, and the search then finds the
+/// camera from the map alone.
+#[test]
+fn a_line_model_finds_the_camera_where_the_top_hat_sees_no_lines() {
+    let truth = cam(-8.0, 14.0, 34.0);
+    let faint = Look {
+        line: [60, 134, 58],
+        ..Look::default()
+    };
+    let img = render(&truth, faint);
+    let plain = RgbImage::new(&img, W, H).unwrap();
+    let (s, coarse) = (samples(1.0), samples(2.0));
+    let cfg = InitConfig::default();
+    let without = initialise(&plain, &[], &s, &coarse, &cfg);
+    assert!(
+        without.is_err(),
+        "the top-hat found faint lines: {without:?}"
+    );
+    let map = truth_line_map(&truth);
+    let fit = initialise(&plain.with_lines(&map), &[], &s, &coarse, &cfg)
+        .unwrap_or_else(|e| panic!("with the line map: {e}"));
+    let e = est_error(&truth, &fit.camera);
+    assert!(e < 0.6, "camera from the line map off by {e:.2} m");
+    // and the line search across a marking reads the map: on a flat grey image too
+    let grey = vec![128u8; (W * H * 3) as usize];
+    let grey = RgbImage::new(&grey, W, H).unwrap().with_lines(&map);
+    let on = truth.project(Point::new(52.5, 20.0)).unwrap();
+    let off = search_normal(
+        &grey,
+        Point::new(on.x - 4.0, on.y),
+        (1.0, 0.0),
+        8.0,
+        4.0,
+        &LineTest::default(),
+    )
+    .expect("the map's line");
+    assert!(
+        (off - 4.0).abs() <= 1.5,
+        "line found {off:.1} px away, expected ~4"
+    );
 }
 
 #[test]
@@ -355,7 +398,7 @@ fn a_deferred_initialisation_from_before_a_cut_is_dropped() {
         &b,
         Look {
             stands: 160,
-            scoreboard: true,
+            ..Look::default()
         },
     );
     let ima = RgbImage::new(&ia, W, H).unwrap();

@@ -62,6 +62,8 @@ pub struct Look {
     pub stands: u8,
     /// A dark scoreboard band over the top-left corner.
     pub scoreboard: bool,
+    /// The colour of the painted lines.
+    pub line: [u8; 3],
 }
 
 impl Default for Look {
@@ -69,6 +71,7 @@ impl Default for Look {
         Self {
             stands: 70,
             scoreboard: true,
+            line: [225, 228, 225],
         }
     }
 }
@@ -105,7 +108,7 @@ pub fn render(cam: &BroadcastCamera, look: Look) -> Vec<u8> {
                     let half = 0.06_f64.max(0.5 * foot);
                     let on_line = marks.iter().any(|m| distance(m, g) <= half);
                     if on_line {
-                        [225, 228, 225]
+                        look.line
                     } else {
                         base.map(|c| (c + grain).clamp(0, 255) as u8)
                     }
@@ -125,4 +128,25 @@ pub fn render(cam: &BroadcastCamera, look: Look) -> Vec<u8> {
         }
     }
     out
+}
+
+/// What a perfect line model would say of `cam`'s view: probability 1 in every 2×2 cell a
+/// marking passes through (sampled every 2 cm), 0 elsewhere.
+#[must_use]
+pub fn truth_line_map(cam: &BroadcastCamera) -> crate::image::LineMap {
+    let (gw, gh) = (cam.width as usize / 2, cam.height as usize / 2);
+    let mut prob = vec![0.0_f32; gw * gh];
+    for s in crate::camera::model::samples(0.02) {
+        let Some(p) = cam.project(s.pitch) else {
+            continue;
+        };
+        if !cam.ray_hits_ground(p) || p.x < 0.0 || p.y < 0.0 {
+            continue;
+        }
+        let (i, j) = ((p.x / 2.0) as usize, (p.y / 2.0) as usize);
+        if i < gw && j < gh {
+            prob[j * gw + i] = 1.0;
+        }
+    }
+    crate::image::LineMap::new(gw, gh, prob, cam.width, cam.height).unwrap()
 }
