@@ -35,7 +35,10 @@ fn the_built_in_line_model_finds_a_painted_line_and_nothing_on_plain_grass() {
     let map = model.line_map(&img).expect("a line map");
     let (gw, gh) = map.size();
     assert_eq!((gw, gh), (320, 184), "stride 2 over the 640×368 input");
-    let on: Vec<f32> = (140..340).step_by(20).map(|y| map.at(301.5, f64::from(y))).collect();
+    let on: Vec<f32> = (140..340)
+        .step_by(20)
+        .map(|y| map.at(301.5, f64::from(y)))
+        .collect();
     assert!(on.iter().all(|p| *p >= 0.5), "on the line: {on:?}");
     let grass: Vec<f32> = (140..340)
         .step_by(20)

@@ -12,7 +12,8 @@ use anyhow::Context as _;
 use sportz_eval::keypoints::ImageCamera;
 use sportz_vision::RgbImage;
 use sportz_vision::camera::{
-    BroadcastCamera, FrameCameraEstimate, InitConfig, InitFailure, initialise, model::samples,
+    BroadcastCamera, FrameCameraEstimate, InitConfig, InitFailure, initialise_with_lines,
+    model::samples,
 };
 use sportz_vision::pitch::Calibration;
 
@@ -59,12 +60,8 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
         };
         let image = RgbImage::new(&pixels, width, height)?;
         let t = Instant::now();
-        let map = lines.as_ref().and_then(|m| m.0.line_map(&image).ok());
-        let image = match &map {
-            Some(map) => image.with_lines(map),
-            None => image,
-        };
-        let result = initialise(&image, &[], &fine, &coarse, &cfg);
+        let model = lines.as_ref().map(|m| &*m.0);
+        let result = initialise_with_lines(model, &image, &[], &fine, &coarse, &cfg);
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         if let Some(dir) = &args.draw {
             let (cam, ok) = match &result {

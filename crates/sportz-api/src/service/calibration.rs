@@ -248,14 +248,18 @@ fn find_pitch(
 ) -> ApiResult<AutoCalibrationDto> {
     let img = sportz_vision::RgbImage::new(rgb, width, height)
         .map_err(|e| ApiError::Conflict(format!("cannot read a frame of the video: {e}")))?;
-    let map = lines.and_then(|m| m.0.line_map(&img).ok());
-    let img = match &map {
-        Some(map) => img.with_lines(map),
-        None => img,
-    };
+
     let (samples, coarse) = line_samples();
-    let fit = sportz_vision::camera::initialise(&img, &[], samples, coarse, &InitConfig::default())
-        .map_err(|why| ApiError::Unprocessable(format!("no pitch found in the still: {why}")))?;
+    let model = lines.map(|m| &*m.0);
+    let fit = sportz_vision::camera::initialise_with_lines(
+        model,
+        &img,
+        &[],
+        samples,
+        coarse,
+        &InitConfig::default(),
+    )
+    .map_err(|why| ApiError::Unprocessable(format!("no pitch found in the still: {why}")))?;
     let image_to_pitch = fit
         .camera
         .image_from_pitch()

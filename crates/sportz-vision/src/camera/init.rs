@@ -480,8 +480,10 @@ pub struct SearchStep {
     pub max_from_home_m: Option<f64>,
 }
 
-/// [`search`] on `img` carrying `model`'s line map of it when a model is given; the top-hat
-/// line test alone when there is none or it fails (the model says why, it logs).
+/// [`search`] with the top-hat line test first (sharpest where it sees the lines), then, when
+/// that finds no camera and a line model is given, again on `img` carrying the model's line map
+/// of it (faint, thin or blurred real-broadcast lines the top-hat misses); the map search's
+/// failure when both fail. A model that cannot run leaves the top-hat's answer (it logs why).
 ///
 /// # Errors
 /// As [`search`].
@@ -494,11 +496,38 @@ pub fn search_with_lines(
     home: Option<[f64; 3]>,
     plan: &[SearchStep],
 ) -> Result<LineFit, InitFailure> {
-    let map = model.and_then(|m| m.line_map(img).ok());
-    match &map {
-        Some(map) => search(&img.with_lines(map), boxes, samples, coarse, home, plan),
-        None => search(img, boxes, samples, coarse, home, plan),
+    let plain = search(img, boxes, samples, coarse, home, plan);
+    if plain.is_ok() || img.lines().is_some() {
+        return plain;
     }
+    // no pitch in view at all: the map cannot help
+    if let Err(InitFailure::NoPitch { .. }) = &plain {
+        return plain;
+    }
+    let Some(map) = model.and_then(|m| m.line_map(img).ok()) else {
+        return plain;
+    };
+    search(&img.with_lines(&map), boxes, samples, coarse, home, plan)
+}
+
+/// [`initialise`] the same way: the top-hat first, then the line model's map (the still-image
+/// paths: `sportz calibrate`, the API's automatic calibration).
+///
+/// # Errors
+/// As [`initialise`].
+pub fn initialise_with_lines(
+    model: Option<&dyn LineModel>,
+    img: &RgbImage<'_>,
+    boxes: &[BBox],
+    samples: &[LineSample],
+    coarse: &[LineSample],
+    cfg: &InitConfig,
+) -> Result<LineFit, InitFailure> {
+    let plan = [SearchStep {
+        config: cfg.clone(),
+        max_from_home_m: None,
+    }];
+    search_with_lines(model, img, boxes, samples, coarse, None, &plan)
 }
 
 /// Runs the steps of `plan` in order and returns the first camera found that stands within its

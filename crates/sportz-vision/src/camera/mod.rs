@@ -25,7 +25,10 @@ pub mod refine;
 pub mod tracker;
 
 pub use broadcast::{BroadcastCamera, Implausible};
-pub use init::{InitConfig, InitFailure, SearchStep, initialise, search, search_with_lines};
+pub use init::{
+    InitConfig, InitFailure, SearchStep, initialise, initialise_with_lines, search,
+    search_with_lines,
+};
 pub use refine::{LineFit, RefineConfig, fit_to_lines};
 pub use tracker::{CameraStep, CameraTracker, FrameCameraEstimate, NoCamera, TrackerSettings};
 

@@ -46,6 +46,13 @@ pub struct TrackerSettings {
     /// (the home position may be off: an initialisation on a narrow view trades position for
     /// focal length); what it finds is kept only within [`HOME_RADIUS_M`] of home.
     pub home_fallback_frames: u64,
+    /// With a line model ([`CameraTracker::with_line_model`]), a followed camera whose top-hat
+    /// fit puts fewer than this share of samples on lines (faint real-broadcast lines)…
+    pub map_below_support: f64,
+    /// …is fitted to the model's line map instead; and a search the top-hat fails is run again
+    /// on the map. Either at most every this many frames (0: never; the model costs tens of
+    /// milliseconds, the top-hat a few).
+    pub map_every: u64,
 }
 
 impl Default for TrackerSettings {
@@ -62,6 +69,8 @@ impl Default for TrackerSettings {
             reposition_every: 25,
             home_after_frames: 125,
             home_fallback_frames: 125,
+            map_below_support: 0.6,
+            map_every: 10,
         }
     }
 }
@@ -185,6 +194,8 @@ pub struct CameraTracker {
     lost_since: Option<u64>,
     /// The learned line model initialisation reads, if any (else the top-hat line test).
     lines: Option<SharedLineModel>,
+    /// The first frame a followed camera may be fitted to the line map again.
+    next_map: u64,
 }
 
 /// [`CameraTracker::init_inputs`]: fine and coarse model samples, home, the searches to run.
@@ -233,6 +244,7 @@ impl CameraTracker {
             home: None,
             lost_since: None,
             lines: None,
+            next_map: 0,
         }
     }
 
@@ -435,7 +447,33 @@ impl CameraTracker {
             Some(m) if m.inliers >= 12 => chain(&camera, &m.h).unwrap_or(camera),
             _ => camera,
         };
-        let fit = fit_to_lines(img, &predicted, &self.samples, boxes, &self.settings.refine);
+        let mut fit = fit_to_lines(img, &predicted, &self.samples, boxes, &self.settings.refine);
+        // faint lines: now and then, the line model's map of this frame instead of the top-hat
+        let map = match &self.lines {
+            Some(model)
+                if self.settings.map_every > 0
+                    && fit.support() < self.settings.map_below_support
+                    && self.frame >= self.next_map =>
+            {
+                self.next_map = self.frame + self.settings.map_every;
+                model.0.line_map(img).ok()
+            }
+            _ => None,
+        };
+        let mapped = map.as_ref().map(|m| img.with_lines(m));
+        if let Some(on_map) = &mapped {
+            let f = fit_to_lines(
+                on_map,
+                &predicted,
+                &self.samples,
+                boxes,
+                &self.settings.refine,
+            );
+            if f.support() > fit.support() && f.camera.check().is_ok() {
+                fit = f;
+            }
+        }
+        let img = mapped.as_ref().unwrap_or(img);
         let s = &self.settings;
         let confirmed = fit.support() >= s.min_support
             && fit.markings >= s.min_markings
@@ -613,7 +651,15 @@ impl CameraTracker {
             return waiting(why, cut, Some(n));
         }
         let plan = self.init_plan();
-        let model = self.lines.as_ref().map(|m| &*m.0);
+        // the line model at most every `map_every` frames (it costs tens of milliseconds)
+        let model = self
+            .lines
+            .as_ref()
+            .filter(|_| self.settings.map_every > 0 && self.frame >= self.next_map)
+            .map(|m| &*m.0);
+        if model.is_some() {
+            self.next_map = self.frame + self.settings.map_every;
+        }
         match search_with_lines(
             model,
             img,

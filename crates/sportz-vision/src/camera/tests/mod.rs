@@ -313,6 +313,128 @@ fn a_line_model_finds_the_camera_where_the_top_hat_sees_no_lines() {
     );
 }
 
+/// A stand-in line model that answers with a fixed map and counts its calls.
+struct FixedMap(crate::image::LineMap, std::sync::atomic::AtomicUsize);
+
+impl crate::image::LineModel for FixedMap {
+    fn line_map(&self, _: &RgbImage<'_>) -> Result<crate::image::LineMap, String> {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(self.0.clone())
+    }
+}
+
+/// The search asks the line model only when the top-hat finds no camera, and then finds it on
+/// the map; a frame with no pitch in view never runs the model.
+#[test]
+fn the_search_runs_the_line_model_only_when_the_top_hat_fails() {
+    let truth = cam(-8.0, 14.0, 34.0);
+    let model = FixedMap(
+        truth_line_map(&truth),
+        std::sync::atomic::AtomicUsize::new(0),
+    );
+    let (s, coarse) = (samples(1.0), samples(2.0));
+    let plan = [super::init::SearchStep {
+        config: InitConfig::default(),
+        max_from_home_m: None,
+    }];
+    let calls = || model.1.load(std::sync::atomic::Ordering::Relaxed);
+    let clear = render(&truth, Look::default());
+    let fit = super::init::search_with_lines(
+        Some(&model),
+        &RgbImage::new(&clear, W, H).unwrap(),
+        &[],
+        &s,
+        &coarse,
+        None,
+        &plan,
+    )
+    .unwrap();
+    assert!(est_error(&truth, &fit.camera) < 0.6);
+    assert_eq!(calls(), 0, "the top-hat found the camera: no model run");
+    let faint = render(
+        &truth,
+        Look {
+            line: [60, 134, 58],
+            ..Look::default()
+        },
+    );
+    let fit = super::init::search_with_lines(
+        Some(&model),
+        &RgbImage::new(&faint, W, H).unwrap(),
+        &[],
+        &s,
+        &coarse,
+        None,
+        &plan,
+    )
+    .unwrap();
+    assert!(est_error(&truth, &fit.camera) < 0.6);
+    assert_eq!(calls(), 1);
+    let black = vec![0u8; (W * H * 3) as usize];
+    let e = super::init::search_with_lines(
+        Some(&model),
+        &RgbImage::new(&black, W, H).unwrap(),
+        &[],
+        &s,
+        &coarse,
+        None,
+        &plan,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("grass"), "{e}");
+    assert_eq!(calls(), 1, "no pitch in view: no model run");
+}
+
+/// A stand-in line model that knows each rendered frame's true map (by the frame's bytes).
+struct TruthMaps(Vec<(Vec<u8>, crate::image::LineMap)>);
+
+impl crate::image::LineModel for TruthMaps {
+    fn line_map(&self, img: &RgbImage<'_>) -> Result<crate::image::LineMap, String> {
+        self.0
+            .iter()
+            .find(|(px, _)| px.as_slice() == img.data())
+            .map(|(_, m)| m.clone())
+            .ok_or_else(|| "an unknown frame".to_owned())
+    }
+}
+
+/// Over a pan and a zoom with lines too faint for the top-hat, a tracker with a line model
+/// finds the camera and keeps it (within tolerance) from the maps; without one it has none.
+#[test]
+fn a_tracker_with_a_line_model_follows_faint_lines() {
+    let cams = path(30);
+    let faint = Look {
+        line: [60, 134, 58],
+        ..Look::default()
+    };
+    let frames: Vec<Vec<u8>> = cams.iter().map(|c| render(c, faint)).collect();
+    let model = TruthMaps(
+        frames
+            .iter()
+            .zip(&cams)
+            .map(|(f, c)| (f.clone(), truth_line_map(c)))
+            .collect(),
+    );
+    let shared = crate::image::SharedLineModel(std::sync::Arc::new(model));
+    let mut with =
+        CameraTracker::new(TrackerSettings::default(), None).with_line_model(Some(shared));
+    let mut without = CameraTracker::new(TrackerSettings::default(), None);
+    let (mut found, mut worst) = (0, 0.0_f64);
+    for (f, c) in frames.iter().zip(&cams) {
+        let img = RgbImage::new(f, W, H).unwrap();
+        assert!(
+            without.update(&img, &[]).estimate.is_none(),
+            "the top-hat saw faint lines"
+        );
+        if let Some(est) = with.update(&img, &[]).estimate {
+            found += 1;
+            worst = worst.max(error_m(c, &est.calibration.pitch_from_image));
+        }
+    }
+    assert!(found >= 28, "a camera on {found} of 30 frames");
+    assert!(worst < 1.0, "worst mean error {worst:.2} m");
+}
+
 #[test]
 fn frames_without_a_pitch_get_no_camera_and_say_why() {
     let mut rng = SplitMix64::new(7);
