@@ -500,8 +500,8 @@ pub fn search_with_lines(
     if plain.is_ok() || img.lines().is_some() {
         return plain;
     }
-    // no pitch in view at all: the map cannot help
-    if let Err(InitFailure::NoPitch { .. }) = &plain {
+    // no pitch in view at all, or a camera found that is not the main one: the map cannot help
+    if let Err(InitFailure::NoPitch { .. } | InitFailure::NotMain(_)) = &plain {
         return plain;
     }
     let Some(map) = model.and_then(|m| m.line_map(img).ok()) else {

@@ -49,10 +49,13 @@ pub struct TrackerSettings {
     /// With a line model ([`CameraTracker::with_line_model`]), a followed camera whose top-hat
     /// fit puts fewer than this share of samples on lines (faint real-broadcast lines)…
     pub map_below_support: f64,
-    /// …is fitted to the model's line map instead; and a search the top-hat fails is run again
-    /// on the map. Either at most every this many frames (0: never; the model costs tens of
-    /// milliseconds, the top-hat a few).
+    /// …is fitted to the model's line map instead, at most every this many frames (0: never;
+    /// the model costs tens of milliseconds, the top-hat a few).
     pub map_every: u64,
+    /// While lost, a search the top-hat fails is run again on the line map at most every this
+    /// many frames (0: never): a search costs ~100 ms, and on shots no main camera explains
+    /// (alternate angles) every one fails.
+    pub map_search_every: u64,
 }
 
 impl Default for TrackerSettings {
@@ -71,6 +74,7 @@ impl Default for TrackerSettings {
             home_fallback_frames: 125,
             map_below_support: 0.6,
             map_every: 10,
+            map_search_every: 25,
         }
     }
 }
@@ -196,6 +200,10 @@ pub struct CameraTracker {
     lines: Option<SharedLineModel>,
     /// The first frame a followed camera may be fitted to the line map again.
     next_map: u64,
+    /// The first frame a failed search may be run on the line map again, and the current gap
+    /// between such searches (doubling while they fail, reset by a cut or a camera found).
+    next_map_search: u64,
+    map_search_gap: u64,
 }
 
 /// [`CameraTracker::init_inputs`]: fine and coarse model samples, home, the searches to run.
@@ -245,6 +253,8 @@ impl CameraTracker {
             lost_since: None,
             lines: None,
             next_map: 0,
+            next_map_search: 0,
+            map_search_gap: 0,
         }
     }
 
@@ -651,16 +661,23 @@ impl CameraTracker {
             return waiting(why, cut, Some(n));
         }
         let plan = self.init_plan();
-        // the line model at most every `map_every` frames (it costs tens of milliseconds)
+        // a search on the line map at most every `map_search_every` frames, backing off while
+        // they fail (a shot no main camera explains fails every time) until the next cut
+        let every = self.settings.map_search_every;
+        if cut {
+            self.map_search_gap = every;
+            self.next_map_search = self.frame;
+        }
         let model = self
             .lines
             .as_ref()
-            .filter(|_| self.settings.map_every > 0 && self.frame >= self.next_map)
+            .filter(|_| self.settings.map_search_every > 0 && self.frame >= self.next_map_search)
             .map(|m| &*m.0);
+        let gap = self.map_search_gap.max(every);
         if model.is_some() {
-            self.next_map = self.frame + self.settings.map_every;
+            self.next_map_search = self.frame + gap;
         }
-        match search_with_lines(
+        let result = search_with_lines(
             model,
             img,
             boxes,
@@ -668,7 +685,13 @@ impl CameraTracker {
             &self.coarse,
             self.home(),
             &plan,
-        ) {
+        );
+        self.map_search_gap = match (&result, model.is_some()) {
+            (Ok(_), _) => every,
+            (Err(_), true) => (gap * 2).min(8 * every),
+            (Err(_), false) => gap,
+        };
+        match result {
             Ok(fit) => {
                 let Some(calibration) = calibration_of(&fit.camera) else {
                     return CameraStep {
