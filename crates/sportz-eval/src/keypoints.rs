@@ -339,7 +339,7 @@ mod tests {
     #[test]
     fn the_arc_keypoints_lie_on_the_penalty_arc_and_the_box_line() {
         let spot = (11.0, 34.0);
-        for i in [10, 11, 17, 18] {
+        for i in [10, 11, 18, 19] {
             let (x, y) = KEYPOINT_LANDMARKS[i];
             let spot_x = if x < 52.5 { spot.0 } else { 105.0 - spot.0 };
             let r = ((x - spot_x).powi(2) + (y - spot.1).powi(2)).sqrt();
