@@ -338,49 +338,28 @@ fn the_search_runs_the_line_model_only_when_the_top_hat_fails() {
         max_from_home_m: None,
     }];
     let calls = || model.1.load(std::sync::atomic::Ordering::Relaxed);
-    let clear = render(&truth, Look::default());
-    let fit = super::init::search_with_lines(
-        Some(&model),
-        &RgbImage::new(&clear, W, H).unwrap(),
-        &[],
-        &s,
-        &coarse,
-        None,
-        &plan,
-    )
-    .unwrap();
+    let run = |px: &[u8]| {
+        super::init::search_with_lines(
+            Some(&model),
+            &RgbImage::new(px, W, H).unwrap(),
+            &[],
+            &s,
+            &coarse,
+            None,
+            &plan,
+        )
+    };
+    let fit = run(&render(&truth, Look::default())).unwrap();
     assert!(est_error(&truth, &fit.camera) < 0.6);
     assert_eq!(calls(), 0, "the top-hat found the camera: no model run");
-    let faint = render(
-        &truth,
-        Look {
-            line: [60, 134, 58],
-            ..Look::default()
-        },
-    );
-    let fit = super::init::search_with_lines(
-        Some(&model),
-        &RgbImage::new(&faint, W, H).unwrap(),
-        &[],
-        &s,
-        &coarse,
-        None,
-        &plan,
-    )
-    .unwrap();
+    let faint = Look {
+        line: [60, 134, 58],
+        ..Look::default()
+    };
+    let fit = run(&render(&truth, faint)).unwrap();
     assert!(est_error(&truth, &fit.camera) < 0.6);
     assert_eq!(calls(), 1);
-    let black = vec![0u8; (W * H * 3) as usize];
-    let e = super::init::search_with_lines(
-        Some(&model),
-        &RgbImage::new(&black, W, H).unwrap(),
-        &[],
-        &s,
-        &coarse,
-        None,
-        &plan,
-    )
-    .unwrap_err();
+    let e = run(&vec![0u8; (W * H * 3) as usize]).unwrap_err();
     assert!(e.to_string().contains("grass"), "{e}");
     assert_eq!(calls(), 1, "no pitch in view: no model run");
 }
