@@ -124,7 +124,7 @@ pub fn load_line_model() -> Option<SharedLineModel> {
         Some(path) if !path.is_empty() => std::fs::read(path)
             .map_err(|e| format!("cannot read SPORTZ_LINE_MODEL={path}: {e}"))
             .and_then(|bytes| {
-                sportz_inference::OnnxLineModel::from_bytes(&bytes, threads)
+                sportz_inference::OnnxLineModel::from_bytes(path, &bytes, threads)
                     .map_err(|e| e.to_string())
             }),
         _ => sportz_inference::OnnxLineModel::built_in(threads).map_err(|e| e.to_string()),

@@ -49,32 +49,31 @@ impl OnnxLineModel {
     /// # Errors
     /// The ONNX Runtime library is missing, or the model does not load or run.
     pub fn built_in(threads: usize) -> Result<Self, InferenceError> {
-        Self::from_bytes(BUILT_IN, threads)
+        Self::from_bytes("the built-in sportz-lines.onnx", BUILT_IN, threads)
     }
 
     /// A line model from ONNX bytes (`images` [1,3,H,W] RGB 0..1 → one [1,1,H/2,W/2] output),
-    /// checked by one run on a grey frame.
+    /// checked by one run on a grey frame; `name` (a path, or what the bytes are) is in every
+    /// error.
     ///
     /// # Errors
     /// The library is missing, the bytes are not a model, or its output is not a line map.
-    pub fn from_bytes(bytes: &[u8], threads: usize) -> Result<Self, InferenceError> {
+    pub fn from_bytes(name: &str, bytes: &[u8], threads: usize) -> Result<Self, InferenceError> {
         let env = runtime::environment()?;
-        fn load(e: impl std::fmt::Display) -> InferenceError {
-            InferenceError::Load {
-                path: "sportz-lines.onnx".into(),
-                reason: e.to_string(),
-            }
-        }
+        let load = |e: &dyn std::fmt::Display| InferenceError::Load {
+            path: name.into(),
+            reason: e.to_string(),
+        };
         let session = Session::builder(env)
-            .map_err(load)?
+            .map_err(|e| load(&e))?
             .with_optimization_level(GraphOptimizationLevel::All)
-            .map_err(load)?
+            .map_err(|e| load(&e))?
             .with_intra_threads(threads.max(1))
-            .map_err(load)?
+            .map_err(|e| load(&e))?
             .with_inter_threads(1)
-            .map_err(load)?
+            .map_err(|e| load(&e))?
             .commit_from_memory(bytes)
-            .map_err(load)?;
+            .map_err(|e| load(&e))?;
         let model = Self {
             session: Mutex::new(session),
         };
@@ -82,7 +81,7 @@ impl OnnxLineModel {
         let started = Instant::now();
         model
             .run(&RgbImage::new(&grey, 64, 36)?)
-            .map_err(InferenceError::Run)?;
+            .map_err(|e| load(&format!("it is not a line model: {e}")))?;
         tracing::debug!(
             warm_up_ms = started.elapsed().as_secs_f64() * 1000.0,
             "line model loaded"

@@ -1,6 +1,6 @@
 //! The built-in pitch-line model on the real ONNX Runtime: it loads from the bytes compiled in,
 //! says "line" on a painted line across grass and not on plain grass or a white board, and
-//! refuses bytes that are not a model.
+//! refuses bytes that are not a model and models that are not line models, naming them.
 
 use sportz_inference::OnnxLineModel;
 use sportz_vision::RgbImage;
@@ -51,7 +51,19 @@ fn the_built_in_line_model_finds_a_painted_line_and_nothing_on_plain_grass() {
 
 #[test]
 fn bytes_that_are_not_a_model_are_refused_with_the_reason() {
-    let err = OnnxLineModel::from_bytes(b"not an onnx model", 1).unwrap_err();
+    let err = OnnxLineModel::from_bytes("garbage.onnx", b"not an onnx model", 1).unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("sportz-lines.onnx"), "{msg}");
+    assert!(msg.contains("cannot read the model garbage.onnx"), "{msg}");
+    // a real model of another kind (a detector): it loads, but is refused as a line model
+    let det = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../models/sportz-det.onnx"
+    ))
+    .unwrap();
+    let err = OnnxLineModel::from_bytes("sportz-det.onnx", &det, 1).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("sportz-det.onnx") && msg.contains("not a line model"),
+        "{msg}"
+    );
 }
