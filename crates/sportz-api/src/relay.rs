@@ -1,7 +1,9 @@
 //! Live relays for `/ws/matches/{id}`: one bus subscription per watched match per instance,
 //! shared by all of this instance's clients of that match and dropped with the last of them.
 //! Frames go to each client latest-wins; status, events, metrics and errors are reliable.
-//! When the bus connection is lost, every client gets an `error` message and is closed with 1011.
+//! When the bus connection is lost, every client gets an `error` message and is closed with 1011;
+//! when it is back, the clients that joined meanwhile are closed with 1012 (as the match centre's
+//! are), so that they re-sync from the store once the relay is subscribed again.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -113,7 +115,17 @@ impl MatchRelays {
                             q.close(CLOSE_BUS_UNAVAILABLE, "bus unavailable");
                         }
                     }
-                    MatchFeed::Reconnected => {}
+                    MatchFeed::Reconnected => {
+                        // clients that joined while the bus was away read their snapshot before
+                        // this relay was subscribed again: what was published in between reached
+                        // the store but not them, so they reconnect and re-sync from it
+                        for q in targets {
+                            q.close(
+                                crate::fanout::CLOSE_SERVICE_RESTART,
+                                "the bus is back: reconnect to re-sync from the store",
+                            );
+                        }
+                    }
                 }
             }
         });
