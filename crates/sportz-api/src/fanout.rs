@@ -17,7 +17,7 @@ use crate::error::ApiResult;
 use crate::state::AppState;
 
 /// Close code for the clients of an outage that is over: reconnect (at once) and re-sync.
-pub const CLOSE_SERVICE_RESTART: u16 = 1012;
+pub use crate::queue::CLOSE_SERVICE_RESTART;
 
 /// Publishes a match-centre message for every instance.
 ///

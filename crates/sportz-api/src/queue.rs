@@ -14,6 +14,9 @@ use tokio::sync::Notify;
 /// Close code for a client whose queue overflowed: reconnect and re-sync from the snapshot.
 pub const CLOSE_TOO_SLOW: u16 = 4008;
 
+/// Close code telling a client to reconnect and re-sync (the bus came back).
+pub const CLOSE_SERVICE_RESTART: u16 = 1012;
+
 /// A message as it goes out: cheap to clone (a reference count), sent without a copy.
 pub type Text = axum::extract::ws::Utf8Bytes;
 

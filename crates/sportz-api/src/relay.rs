@@ -121,7 +121,7 @@ impl MatchRelays {
                         // the store but not them, so they reconnect and re-sync from it
                         for q in targets {
                             q.close(
-                                crate::fanout::CLOSE_SERVICE_RESTART,
+                                crate::queue::CLOSE_SERVICE_RESTART,
                                 "the bus is back: reconnect to re-sync from the store",
                             );
                         }
