@@ -26,7 +26,9 @@ pub struct InitConfig {
     pub pan_deg: (f64, f64),
     /// Tilt range (down), degrees.
     pub tilt_deg: (f64, f64),
-    /// Horizontal field of view range, degrees.
+    /// Horizontal field of view range, degrees. Up to 75°: the widest Bundesliga main-camera
+    /// views of `pitch-keypoints-dfl` (a whole half and both touchlines) are 57–68° wide (from
+    /// homographies fitted to their labelled landmarks); a 52° limit refused all of them.
     pub fov_deg: (f64, f64),
     /// Source pixels per mask cell.
     pub mask_step: usize,
@@ -68,7 +70,7 @@ impl Default for InitConfig {
             position_slack: [15.0, 20.0, 9.0],
             pan_deg: (-55.0, 55.0),
             tilt_deg: (3.0, 40.0),
-            fov_deg: (7.0, 52.0),
+            fov_deg: (7.0, 75.0),
             mask_step: 4,
             keep: 24,
             min_support: 0.7,

@@ -270,6 +270,34 @@ fn initialisation_finds_wc14_range_cameras_from_their_lines() {
     assert!(k < 40, "{k} cameras drawn for 6 with lines in view");
 }
 
+/// The widest main-camera views of real broadcasts: a whole half with both touchlines, 57–68°
+/// across (the Bundesliga frames of `pitch-keypoints-dfl`, from their labelled landmarks), from
+/// a camera ~25–30 m behind the near touchline and ~19 m up.
+#[test]
+fn initialisation_finds_a_wide_view_of_a_whole_half() {
+    for (fov, target_x) in [(62.0, 35.0), (68.0, 70.0)] {
+        let pos = [52.0, 68.0 + 27.0, 19.0];
+        let (dx, dy) = (target_x - pos[0], 36.0 - pos[1]);
+        let truth = BroadcastCamera {
+            position: pos,
+            pan: dx.atan2(-dy),
+            tilt: pos[2].atan2(dx.hypot(dy)),
+            ..cam(0.0, 0.0, fov)
+        };
+        let img = render(&truth, Look::default());
+        let fit = initialise(
+            &RgbImage::new(&img, W, H).unwrap(),
+            &[],
+            &samples(1.0),
+            &samples(2.0),
+            &InitConfig::default(),
+        )
+        .unwrap_or_else(|e| panic!("{fov}° view: {e}"));
+        let e = est_error(&truth, &fit.camera);
+        assert!(e < 0.5, "{fov}° view found {e:.2} m off");
+    }
+}
+
 /// Lines painted barely brighter than the grass (a worn or rain-soaked pitch, a soft 360p
 /// broadcast): the top-hat cannot see them, a line model's map can, and the search then finds the
 /// camera from the map alone.
