@@ -293,6 +293,13 @@ pub struct DetectArgs {
     /// exports), none otherwise; `1`: the whole image only.
     #[arg(long, default_value = "auto", value_name = "auto|N")]
     pub tiles: String,
+    /// The shape each image is detected in. `auto`: a square image is taken for a 16:9
+    /// broadcast frame stretched to a square by a dataset export (Roboflow's "stretch to
+    /// 640×640") and widened back to 16:9 first, other shapes as they are; `none`: as they
+    /// are; `W:H`: every image widened or narrowed to it. Boxes are always in the pixels of the
+    /// image as given.
+    #[arg(long, default_value = "auto", value_name = "auto|none|W:H")]
+    pub aspect: String,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! `sportz detect` → `sportz eval --detections --labels`, as a user measures a detector on
 //! labelled frames: frames of a `sportz synth` match with YOLO labels written from its truth,
-//! beside files that are not usable images (each skipped with a line saying why); and, with
+//! beside files that are not usable images (each skipped with a line saying why); a frame
+//! stretched to a square as exports store it; and, with
 //! `SPORTZ_ASSETS`, the built-in model on the `players-dfl` valid split.
 
 use std::path::Path;
@@ -363,6 +364,120 @@ fn detect_then_eval_on_labelled_synth_frames() {
         help.contains("Examples:") && help.contains("sportz detect"),
         "{help}"
     );
+}
+
+/// The players of one `detect` output line above `min` confidence, as boxes.
+fn players(line: &Value, min: f64) -> Vec<[f64; 4]> {
+    line["detections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["class"] == "player" && d["confidence"].as_f64().unwrap() >= min)
+        .map(|d| std::array::from_fn(|k| d["bbox"][k].as_f64().unwrap()))
+        .collect()
+}
+
+fn iou(a: &[f64; 4], b: &[f64; 4]) -> f64 {
+    let ix = (a[2].min(b[2]) - a[0].max(b[0])).max(0.0);
+    let iy = (a[3].min(b[3]) - a[1].max(b[1])).max(0.0);
+    let i = ix * iy;
+    i / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - i)
+}
+
+/// A broadcast frame stretched to a square (as dataset exports store them) is widened back to
+/// 16:9 before detection, and its boxes come out in the square image's own pixels: the players
+/// found on the 1280×720 frame, squeezed to 720 wide, are the ones found on the square.
+#[test]
+fn square_exports_are_widened_back_and_boxes_stay_in_their_pixels() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&sportz(
+        &[
+            "synth",
+            "--seed",
+            "32",
+            "--seconds",
+            "1",
+            "--fps",
+            "5",
+            "--out",
+            "m",
+        ],
+        d,
+    ));
+    std::fs::create_dir_all(d.join("wide")).unwrap();
+    std::fs::create_dir_all(d.join("square")).unwrap();
+    ffmpeg(
+        &[
+            "-i",
+            "m/match.mp4",
+            "-frames:v",
+            "1",
+            "-q:v",
+            "2",
+            "wide/f.jpg",
+        ],
+        d,
+    );
+    ffmpeg(
+        &[
+            "-i",
+            "wide/f.jpg",
+            "-vf",
+            "scale=720:720",
+            "-q:v",
+            "2",
+            "square/f.jpg",
+        ],
+        d,
+    );
+    ok(&sportz(&["detect", "wide", "--out", "wide.jsonl"], d));
+    let (_, stderr) = ok(&sportz(&["detect", "square", "--out", "square.jsonl"], d));
+    assert!(
+        stderr.contains("square/f.jpg is square: taken for a 16:9 frame stretched to a square"),
+        "{stderr}"
+    );
+    let line = |f: &str| -> Value {
+        serde_json::from_str(std::fs::read_to_string(d.join(f)).unwrap().trim()).unwrap()
+    };
+    let (wide, square) = (line("wide.jsonl"), line("square.jsonl"));
+    assert_eq!(
+        (square["width"].as_u64(), square["height"].as_u64()),
+        (Some(720), Some(720))
+    );
+    let squeezed: Vec<[f64; 4]> = players(&wide, 0.5)
+        .iter()
+        .map(|b| [b[0] * 720.0 / 1280.0, b[1], b[2] * 720.0 / 1280.0, b[3]])
+        .collect();
+    let found = players(&square, 0.3);
+    assert!(squeezed.len() >= 5, "{wide}");
+    let matched = squeezed
+        .iter()
+        .filter(|b| found.iter().any(|f| iou(b, f) >= 0.6))
+        .count();
+    assert!(
+        matched * 10 >= squeezed.len() * 8,
+        "{matched} of {} players found again on the square image: {square}",
+        squeezed.len()
+    );
+    // as they are: no widening, and the note says nothing
+    let (_, stderr) = ok(&sportz(
+        &[
+            "detect",
+            "square",
+            "--aspect",
+            "none",
+            "--out",
+            "asis.jsonl",
+        ],
+        d,
+    ));
+    assert!(!stderr.contains("is square"), "{stderr}");
+    let e = failed(&sportz(
+        &["detect", "square", "--aspect", "wide", "--out", "x.jsonl"],
+        d,
+    ));
+    assert!(e.contains("expected auto, none or WIDTH:HEIGHT"), "{e}");
 }
 
 #[test]

@@ -17,7 +17,7 @@ use sportz_vision::camera::{
 };
 use sportz_vision::pitch::Calibration;
 
-use super::stills::{Decoded, collect, decode};
+use super::stills::{Decoded, collect, decode, parse_aspect, unstretch};
 use crate::cli::CalibrateArgs;
 
 /// Runs the camera search over every image of `args.inputs` and writes `args.out`.
@@ -165,57 +165,4 @@ fn draw(
     let path = dir.join(format!("{stem}.png"));
     img.save(&path)
         .with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// `W:H` (e.g. `16:9`) as a ratio.
-fn parse_aspect(s: &str) -> anyhow::Result<f64> {
-    let parsed = s.split_once(':').and_then(|(w, h)| {
-        let (w, h): (f64, f64) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
-        (w > 0.0 && h > 0.0 && (w / h).is_finite()).then_some(w / h)
-    });
-    parsed.ok_or_else(|| anyhow::anyhow!("--aspect `{s}`: expected WIDTH:HEIGHT such as 16:9"))
-}
-
-/// The image widened or narrowed to `aspect` (height kept), bilinear.
-fn unstretch(d: Decoded, aspect: f64) -> Decoded {
-    let width = (f64::from(d.height) * aspect).round().max(1.0) as u32;
-    if width == d.width {
-        return d;
-    }
-    let Some(img) = image::RgbImage::from_raw(d.width, d.height, d.pixels.clone()) else {
-        return d;
-    };
-    let out = image::imageops::resize(&img, width, d.height, image::imageops::FilterType::Triangle);
-    Decoded {
-        width,
-        height: d.height,
-        pixels: out.into_raw(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn aspects_parse_or_say_what_was_expected() {
-        assert!((parse_aspect("16:9").unwrap() - 16.0 / 9.0).abs() < 1e-12);
-        for bad in ["16x9", "0:9", "a:b", "16:"] {
-            let e = parse_aspect(bad).unwrap_err().to_string();
-            assert!(e.contains("expected WIDTH:HEIGHT"), "{e}");
-        }
-    }
-
-    #[test]
-    fn unstretching_widens_to_the_aspect() {
-        let d = Decoded {
-            pixels: vec![7; 64 * 64 * 3],
-            width: 64,
-            height: 64,
-        };
-        let u = unstretch(d, 16.0 / 9.0);
-        assert_eq!((u.width, u.height), (114, 64));
-        assert_eq!(u.pixels.len(), 114 * 64 * 3);
-        assert!(u.pixels.iter().all(|&p| p == 7));
-    }
 }

@@ -5,6 +5,12 @@
 //! and `.png` only. A file that cannot be used — not an image, corrupt or truncated, over
 //! [`super::stills::MAX_MEGAPIXELS`] — is skipped with a line on stderr saying why; 16-bit images are reduced
 //! to 8 bits with a note. Progress goes to stderr, the summary to stdout.
+//!
+//! `--aspect auto` (the default) widens a square image to 16:9 before detection: square stills
+//! of football are broadcast frames stretched by a dataset export, and the detector, like every
+//! broadcast, sees people and a round ball in their true proportions (on `players-dfl/valid`:
+//! player AP50 0.916 → 0.946, ball 0.182 → 0.359). Boxes are always written in the pixels of
+//! the image as given.
 
 use std::io::Write as _;
 use std::time::Instant;
@@ -15,7 +21,7 @@ use sportz_inference::{Detector, DetectorOptions};
 use sportz_vision::RgbImage;
 use sportz_vision::detect::DecodeConfig;
 
-use super::stills::{Decoded, collect, decode};
+use super::stills::{AspectRule, collect, decode, unstretch};
 use crate::cli::DetectArgs;
 
 /// Runs the detector over every image of `args.inputs` and writes `args.out`.
@@ -46,17 +52,15 @@ pub fn run(args: &DetectArgs) -> anyhow::Result<()> {
                 .with_context(|| format!("--tiles {n}: expected auto or a grid size 1 to 4"))?,
         ),
     };
+    let aspect = AspectRule::parse(&args.aspect)?;
+    let mut widened_noted = false;
     let mut detector = load(args)?;
 
     let started = Instant::now();
     let (mut written, mut objects) = (0usize, 0usize);
     for (k, input) in inputs.iter().enumerate() {
         eprintln!("detecting {}/{} {}", k + 1, inputs.len(), input.name);
-        let Decoded {
-            pixels,
-            width,
-            height,
-        } = match decode(&input.path) {
+        let decoded = match decode(&input.path) {
             Ok((decoded, note)) => {
                 if let Some(note) = note {
                     eprintln!("note: {}: {note}", input.name);
@@ -69,9 +73,25 @@ pub fn run(args: &DetectArgs) -> anyhow::Result<()> {
                 continue;
             }
         };
-        let image = RgbImage::new(&pixels, width, height)?;
+        let (width, height) = (decoded.width, decoded.height);
+        let seen = match aspect.target(width, height) {
+            Some(a) => {
+                if aspect == AspectRule::Auto && !widened_noted {
+                    widened_noted = true;
+                    eprintln!(
+                        "note: {} is square: taken for a 16:9 frame stretched to a square (a dataset export) and widened to 16:9 before detection, as every square image will be; boxes stay in each image's own pixels (--aspect none: detect on images as they are)",
+                        input.name
+                    );
+                }
+                unstretch(decoded, a)
+            }
+            None => decoded,
+        };
+        // detected pixels → the image's own (x only: the height is kept)
+        let to_own = f64::from(width) / f64::from(seen.width);
+        let image = RgbImage::new(&seen.pixels, seen.width, seen.height)?;
         let grid = tiles.unwrap_or_else(|| {
-            sportz_vision::detect::auto_grid(width, height, detector.input_size())
+            sportz_vision::detect::auto_grid(seen.width, seen.height, detector.input_size())
         });
         let (found, _) = detector
             .detect_tiled(&image, grid)
@@ -84,9 +104,9 @@ pub fn run(args: &DetectArgs) -> anyhow::Result<()> {
                 Some(Detection {
                     class: d.class?,
                     bbox: [
-                        round2(f64::from(b.x1).clamp(0.0, w)),
+                        round2((f64::from(b.x1) * to_own).clamp(0.0, w)),
                         round2(f64::from(b.y1).clamp(0.0, h)),
-                        round2(f64::from(b.x2).clamp(0.0, w)),
+                        round2((f64::from(b.x2) * to_own).clamp(0.0, w)),
                         round2(f64::from(b.y2).clamp(0.0, h)),
                     ],
                     // f32 → f64 without the binary tail (0.8999999761581421 → 0.9)

@@ -119,3 +119,103 @@ pub(crate) fn decode(path: &Path) -> Result<(Decoded, Option<&'static str>), Str
     };
     Ok((decoded, note))
 }
+
+/// `W:H` (e.g. `16:9`) as a ratio.
+pub(crate) fn parse_aspect(s: &str) -> anyhow::Result<f64> {
+    let parsed = s.split_once(':').and_then(|(w, h)| {
+        let (w, h): (f64, f64) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
+        (w > 0.0 && h > 0.0 && (w / h).is_finite()).then_some(w / h)
+    });
+    parsed.ok_or_else(|| anyhow::anyhow!("--aspect `{s}`: expected WIDTH:HEIGHT such as 16:9"))
+}
+
+/// `sportz detect --aspect`: how each image's shape is taken.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum AspectRule {
+    /// A square image is a 16:9 broadcast frame stretched to a square (how dataset exports
+    /// such as Roboflow's "stretch to 640×640" store them): widened back before detection.
+    /// Other shapes as they are.
+    Auto,
+    /// Every image as it is.
+    AsIs,
+    /// Every image widened or narrowed to this width / height.
+    Fixed(f64),
+}
+
+impl AspectRule {
+    /// `auto`, `none` or `W:H`.
+    pub(crate) fn parse(s: &str) -> anyhow::Result<Self> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "none" => Ok(Self::AsIs),
+            _ => parse_aspect(s).map(Self::Fixed).map_err(|_| {
+                anyhow::anyhow!("--aspect `{s}`: expected auto, none or WIDTH:HEIGHT such as 16:9")
+            }),
+        }
+    }
+
+    /// The aspect a `width`×`height` image is widened to, `None` to leave it.
+    pub(crate) fn target(self, width: u32, height: u32) -> Option<f64> {
+        match self {
+            Self::Auto => (width == height).then_some(16.0 / 9.0),
+            Self::AsIs => None,
+            Self::Fixed(a) => Some(a),
+        }
+    }
+}
+
+/// The image widened or narrowed to `aspect` (height kept), bilinear.
+pub(crate) fn unstretch(d: Decoded, aspect: f64) -> Decoded {
+    let width = (f64::from(d.height) * aspect).round().max(1.0) as u32;
+    if width == d.width {
+        return d;
+    }
+    let Some(img) = image::RgbImage::from_raw(d.width, d.height, d.pixels.clone()) else {
+        return d;
+    };
+    let out = image::imageops::resize(&img, width, d.height, image::imageops::FilterType::Triangle);
+    Decoded {
+        width,
+        height: d.height,
+        pixels: out.into_raw(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aspects_parse_or_say_what_was_expected() {
+        assert!((parse_aspect("16:9").unwrap() - 16.0 / 9.0).abs() < 1e-12);
+        for bad in ["16x9", "0:9", "a:b", "16:"] {
+            let e = parse_aspect(bad).unwrap_err().to_string();
+            assert!(e.contains("expected WIDTH:HEIGHT"), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_aspect_rule_widens_square_exports_only_when_automatic() {
+        let auto = AspectRule::parse("auto").unwrap();
+        assert_eq!(auto.target(1280, 1280), Some(16.0 / 9.0));
+        assert_eq!(auto.target(1920, 1080), None);
+        assert_eq!(AspectRule::parse("none").unwrap().target(640, 640), None);
+        let fixed = AspectRule::parse("4:3").unwrap();
+        assert!((fixed.target(1920, 1080).unwrap() - 4.0 / 3.0).abs() < 1e-12);
+        let e = AspectRule::parse("wide").unwrap_err().to_string();
+        assert!(e.contains("expected auto, none or WIDTH:HEIGHT"), "{e}");
+    }
+
+    #[test]
+    fn unstretching_widens_to_the_aspect() {
+        let d = Decoded {
+            pixels: vec![7; 64 * 64 * 3],
+            width: 64,
+            height: 64,
+        };
+        let u = unstretch(d, 16.0 / 9.0);
+        assert_eq!((u.width, u.height), (114, 64));
+        assert_eq!(u.pixels.len(), 114 * 64 * 3);
+        assert!(u.pixels.iter().all(|&p| p == 7));
+    }
+}
