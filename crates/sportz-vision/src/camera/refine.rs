@@ -291,9 +291,12 @@ pub fn fit_to_lines(
         for _ in 0..cfg.iterations {
             match step(&cam, &matches, free, cfg.huber_px) {
                 Some(mut next) if next.check().is_ok() => {
-                    let (lo, hi) = cfg.position_box;
-                    for k in 0..3 {
-                        next.position[k] = next.position[k].clamp(lo[k], hi[k]);
+                    // a held position is where it was, wherever that is (another angle's stand)
+                    if cfg.free_position {
+                        let (lo, hi) = cfg.position_box;
+                        for k in 0..3 {
+                            next.position[k] = next.position[k].clamp(lo[k], hi[k]);
+                        }
                     }
                     cam = next;
                 }
