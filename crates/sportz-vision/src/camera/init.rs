@@ -12,7 +12,7 @@ use super::lines::{LineMask, LineTest, distance_to_lines};
 use super::model::LineSample;
 use super::refine::{LineFit, RefineConfig, fit_to_lines};
 use crate::image::LineModel;
-use crate::{BBox, RgbImage};
+use crate::{BBox, Point, RgbImage};
 
 /// The search space and acceptance rule.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,10 +26,23 @@ pub struct InitConfig {
     pub pan_deg: (f64, f64),
     /// Tilt range (down), degrees.
     pub tilt_deg: (f64, f64),
-    /// Horizontal field of view range, degrees. Up to 75°: the widest Bundesliga main-camera
-    /// views of `pitch-keypoints-dfl` (a whole half and both touchlines) are 57–68° wide (from
-    /// homographies fitted to their labelled landmarks); a 52° limit refused all of them.
+    /// Horizontal field of view range, degrees.
     pub fov_deg: (f64, f64),
+    /// Wider views, searched only when none in `fov_deg` fits: the widest Bundesliga
+    /// main-camera views of `pitch-keypoints-dfl` (a whole half and both touchlines) are 57–68°
+    /// wide (from homographies fitted to their labelled landmarks; a 52° limit refused all of
+    /// them), but searched together with the usual zooms, wide aliases beat true narrower views
+    /// (measured: one range 7–75° with this support rule found fewer cameras, more wrong).
+    pub wide_fov_deg: Option<(f64, f64)>,
+    /// A camera is accepted only when its image centre looks at the ground within this many
+    /// metres of this pitch point (`None`: anywhere): another angle on the same play looks where the main camera
+    /// looked just before the cut, and a camera that fits the lines but looks elsewhere is an
+    /// alias (the mirrored box at the other end).
+    pub looking_at: Option<(Point, f64)>,
+    /// A camera from the wide search needs at least this share of observable samples on lines,
+    /// whatever the line test (the wide alias of seed 7373's kick-off view, which matched the
+    /// halfway line and far touchline but not the centre circle, had 0.70).
+    pub min_support_wide: f64,
     /// Source pixels per mask cell.
     pub mask_step: usize,
     /// Candidates polished and fitted.
@@ -70,7 +83,10 @@ impl Default for InitConfig {
             position_slack: [15.0, 20.0, 9.0],
             pan_deg: (-55.0, 55.0),
             tilt_deg: (3.0, 40.0),
-            fov_deg: (7.0, 75.0),
+            fov_deg: (7.0, 52.0),
+            wide_fov_deg: Some((52.0, 75.0)),
+            min_support_wide: 0.9,
+            looking_at: None,
             mask_step: 4,
             keep: 24,
             min_support: 0.7,
@@ -196,13 +212,46 @@ pub fn initialise(
         dist: &dist,
         step: cfg.mask_step as f64,
     };
+    let views =
+        |fov, min_support| search_views(img, cfg, samples, coarse, boxes, &ch, fov, min_support);
+    let usual = if img.lines().is_some() {
+        cfg.min_support_learned
+    } else {
+        cfg.min_support
+    };
+    match (views(cfg.fov_deg, usual), cfg.wide_fov_deg) {
+        (Err(narrow @ InitFailure::NoFit { .. }), Some(wide)) => {
+            views(wide, usual.max(cfg.min_support_wide)).map_err(|_| narrow)
+        }
+        (found, _) => found,
+    }
+}
+
+/// The coarse grid over `cfg`'s stands and every pan, tilt and a field of view in `fov_range`
+/// (degrees), the best candidates polished and fitted, the best fit accepted (with at least
+/// `min_support` of its observable samples on lines, and `cfg`'s other rules) or refused.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one search's inputs, shared by its two fields of view"
+)]
+fn search_views(
+    img: &RgbImage<'_>,
+    cfg: &InitConfig,
+    samples: &[LineSample],
+    coarse: &[LineSample],
+    boxes: &[BBox],
+    ch: &Chamfer<'_>,
+    fov_range: (f64, f64),
+    min_support: f64,
+) -> Result<LineFit, InitFailure> {
+    let mask = ch.mask;
     let (w, h) = (img.width(), img.height());
     let aspect = f64::from(h) / f64::from(w);
     // coarse grid: steps of a fifth of the field of view
     let mut cands: Vec<Candidate> = Vec::new();
     for &pos in &cfg.positions {
-        let mut fov = cfg.fov_deg.0;
-        while fov <= cfg.fov_deg.1 {
+        let mut fov = fov_range.0;
+        while fov <= fov_range.1 {
             let vfov = 2.0
                 * ((fov.to_radians() / 2.0).tan() * aspect)
                     .atan()
@@ -229,7 +278,7 @@ pub fn initialise(
     cands.sort_by(|a, b| b.0.total_cmp(&a.0));
     pick(&mut picked, cands, cfg.keep);
     let dense = super::model::samples(0.25);
-    let explained = |f: &LineFit| explained_share(&mask, &f.camera, &dense);
+    let explained = |f: &LineFit| explained_share(mask, &f.camera, &dense);
     let mut best: Option<(LineFit, f64)> = None;
     for (_, pos, pan, tilt, fov) in picked {
         let sl = cfg.position_slack;
@@ -243,7 +292,7 @@ pub fn initialise(
             ),
             ..RefineConfig::default()
         };
-        let polished = polish(&ch, coarse, pos, pan, tilt, fov, w, h);
+        let polished = polish(ch, coarse, pos, pan, tilt, fov, w, h);
         let held = fit_to_lines(
             img,
             &polished,
@@ -257,11 +306,13 @@ pub fn initialise(
         let free = fit_to_lines(img, &held.camera, samples, boxes, &refine);
         // once more from there: the first pass's matches were taken from a rough camera
         let again = fit_to_lines(img, &free.camera, samples, boxes, &refine);
-        let fit = [held, free, again]
+        let Some(fit) = [held, free, again]
             .into_iter()
             .filter(|f| f.camera.check().is_ok())
             .max_by(|a, b| rank(a, cfg).total_cmp(&rank(b, cfg)))
-            .unwrap_or(held);
+        else {
+            continue;
+        };
         if best
             .as_ref()
             .is_none_or(|(b, _)| rank(&fit, cfg) > rank(b, cfg))
@@ -282,11 +333,14 @@ pub fn initialise(
             best: None,
         });
     };
-    let min_support = if img.lines().is_some() {
-        cfg.min_support_learned
-    } else {
-        cfg.min_support
-    };
+    if let Some((p, max)) = cfg.looking_at {
+        let d = looks_at(&best.camera).map_or(f64::INFINITY, |q| q.distance(&p));
+        if d > max {
+            return Err(InitFailure::NotMain(format!(
+                "the camera found looks {d:.0} m from where the main camera looked before the cut (at most {max:.0} m): taken for an alias"
+            )));
+        }
+    }
     if best.observed_support() >= min_support
         && best.matched >= cfg.min_matched
         && best.markings >= cfg.min_markings
@@ -480,6 +534,17 @@ fn polish(
 pub struct SearchStep {
     pub config: InitConfig,
     pub max_from_home_m: Option<f64>,
+}
+
+/// The pitch point at the centre of `cam`'s image (`None` above the horizon).
+#[must_use]
+pub fn looks_at(cam: &BroadcastCamera) -> Option<Point> {
+    let (cx, cy) = cam.centre();
+    let centre = Point::new(cx, cy);
+    if !cam.ray_hits_ground(centre) {
+        return None;
+    }
+    cam.image_from_pitch().ok()?.inverse().ok()?.apply(centre)
 }
 
 /// [`search`] with the top-hat line test first (sharpest where it sees the lines), then, when

@@ -56,6 +56,11 @@ pub struct TrackerSettings {
     /// many frames (0: never): a search costs ~100 ms, and on shots no main camera explains
     /// (alternate angles) every one fails.
     pub map_search_every: u64,
+    /// For this many frames after the main camera was last followed, a search that finds no
+    /// main camera also tries the other broadcast angles on the play (the 18-yard camera, a
+    /// high camera behind the goal: [`alternate_stands`]), keeping only a camera that looks
+    /// within [`ALTERNATE_RADIUS_M`] of where the main camera looked (0: never).
+    pub alternate_window: u64,
 }
 
 impl Default for TrackerSettings {
@@ -75,6 +80,7 @@ impl Default for TrackerSettings {
             map_below_support: 0.6,
             map_every: 10,
             map_search_every: 25,
+            alternate_window: 200,
         }
     }
 }
@@ -204,6 +210,8 @@ pub struct CameraTracker {
     /// between such searches (doubling while they fail, reset by a cut or a camera found).
     next_map_search: u64,
     map_search_gap: u64,
+    /// Where the main camera last looked (the pitch point at the image centre) and the frame.
+    last_view: Option<(Point, u64)>,
 }
 
 /// [`CameraTracker::init_inputs`]: fine and coarse model samples, home, the searches to run.
@@ -221,6 +229,24 @@ pub const HOME_RADIUS_M: f64 = 15.0;
 /// Before the fallback, a camera the search over every stand finds is kept only this close to
 /// home (an initialisation's position is a few metres off; aliases stood 10 m and more away).
 pub const NEAR_HOME_M: f64 = 5.0;
+/// Another angle on the play looks within this distance of where the main camera last looked
+/// (play moves on during the cut; the mirrored box at the other end is 70 m away).
+pub const ALTERNATE_RADIUS_M: f64 = 25.0;
+/// How far (x, y, z metres) an alternate-angle search may move a stand of [`alternate_stands`].
+const ALTERNATE_SLACK: [f64; 3] = [6.0, 12.0, 8.0];
+
+/// The other broadcast angles on play around pitch `x`: the 18-yard cameras on the main stand at
+/// either penalty-box line (a director may take either), and a high camera behind the nearer
+/// goal.
+#[must_use]
+pub fn alternate_stands(x: f64) -> Vec<[f64; 3]> {
+    let goal_x = if x < 52.5 { -24.0 } else { 129.0 };
+    vec![
+        [16.5, 68.0 + 24.0, 24.0],
+        [88.5, 68.0 + 24.0, 24.0],
+        [goal_x, 34.0, 14.0],
+    ]
+}
 
 fn calibration_of(camera: &BroadcastCamera) -> Option<Calibration> {
     Calibration::from_image_from_pitch(camera.image_from_pitch().ok()?).ok()
@@ -255,6 +281,7 @@ impl CameraTracker {
             next_map: 0,
             next_map_search: 0,
             map_search_gap: 0,
+            last_view: None,
         }
     }
 
@@ -284,6 +311,22 @@ impl CameraTracker {
             .map(|(p, _)| p)
     }
 
+    /// Remembers where `cam` looks, when it is the main camera (no home yet, or near home).
+    fn note_view(&mut self, cam: &BroadcastCamera) {
+        let main = self.home().is_none_or(|h| {
+            (0..3)
+                .map(|k| (cam.position[k] - h[k]).powi(2))
+                .sum::<f64>()
+                .sqrt()
+                <= HOME_RADIUS_M
+        });
+        if let Some(p) = super::init::looks_at(cam).filter(|p| crate::pitch::is_inside(*p, 10.0))
+            && main
+        {
+            self.last_view = Some((p, self.frame));
+        }
+    }
+
     /// The searches to run: every main-camera stand while there is no home; with one, first
     /// from home only, then every stand keeping only a camera within [`NEAR_HOME_M`] of home;
     /// after `home_fallback_frames` without a camera, every stand within [`HOME_RADIUS_M`].
@@ -304,7 +347,7 @@ impl CameraTracker {
                 max_from_home_m: Some(HOME_RADIUS_M),
             }];
         }
-        vec![
+        let mut plan = vec![
             SearchStep {
                 config: InitConfig {
                     positions: vec![home],
@@ -317,7 +360,23 @@ impl CameraTracker {
                 config: free(),
                 max_from_home_m: Some(NEAR_HOME_M),
             },
-        ]
+        ];
+        let window = self.settings.alternate_window;
+        if let Some((view, at)) = self.last_view
+            && window > 0
+            && self.frame.saturating_sub(at) <= window
+        {
+            plan.push(SearchStep {
+                config: InitConfig {
+                    positions: alternate_stands(view.x),
+                    position_slack: ALTERNATE_SLACK,
+                    looking_at: Some((view, ALTERNATE_RADIUS_M)),
+                    ..free()
+                },
+                max_from_home_m: None,
+            });
+        }
+        plan
     }
 
     /// What [`search`] needs besides the frame (with [`TrackerSettings::deferred_init`]): the
@@ -346,8 +405,14 @@ impl CameraTracker {
         let motion = self.motion.update(img, boxes);
         let mut step = self.step(img, boxes, motion.as_ref(), cut);
         match (&self.state, &step.estimate) {
-            (State::Tracking { camera, .. }, Some(_)) => {
-                self.run += 1;
+            (State::Tracking { camera, .. }, Some(estimate)) => {
+                // a camera just found starts a run of its own, even with no frame lost before
+                // it (a cut the colours did not show, straight to another angle)
+                self.run = if estimate.source == CameraSource::Auto {
+                    1
+                } else {
+                    self.run + 1
+                };
                 self.lost_since = None;
                 if self.home.is_none_or(|(_, longest)| self.run >= longest) {
                     self.home = Some((camera.position, self.run));
@@ -509,13 +574,15 @@ impl CameraTracker {
         // Now and then, with many markings in view, let the position move too: the position an
         // initialisation found on a narrow view trades off against the focal length, and held
         // for a whole shot that bias stays.
+        let (lo, hi) = super::refine::MAIN_CAMERA_BOX;
+        let on_main_stand = (0..3).all(|k| (lo[k]..=hi[k]).contains(&cam.position[k]));
         if confirmed
+            && on_main_stand
             && s.reposition_every > 0
             && self.frame.is_multiple_of(s.reposition_every)
             && fit.markings >= 4
         {
             let p = cam.position;
-            let (lo, hi) = super::refine::MAIN_CAMERA_BOX;
             let slack = [8.0, 12.0, 5.0];
             let bounds = (
                 std::array::from_fn(|k| (p[k] - slack[k]).max(lo[k])),
@@ -572,6 +639,7 @@ impl CameraTracker {
                 motion: None,
             };
         };
+        self.note_view(&cam);
         CameraStep {
             estimate: Some(FrameCameraEstimate {
                 camera: Some(cam),
@@ -707,6 +775,7 @@ impl CameraTracker {
                     unconfirmed: 0,
                     manual: false,
                 };
+                self.note_view(&fit.camera);
                 CameraStep {
                     estimate: Some(FrameCameraEstimate {
                         camera: Some(fit.camera),
