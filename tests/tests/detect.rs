@@ -39,6 +39,24 @@ fn failed(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// One second of a synthetic match at 5 fps in `dir/m`.
+fn synth_second(dir: &Path, seed: &str) {
+    ok(&sportz(
+        &[
+            "synth",
+            "--seed",
+            seed,
+            "--seconds",
+            "1",
+            "--fps",
+            "5",
+            "--out",
+            "m",
+        ],
+        dir,
+    ));
+}
+
 fn ffmpeg(args: &[&str], dir: &Path) {
     let out = Command::new("ffmpeg")
         .args(["-v", "error", "-y"])
@@ -92,20 +110,7 @@ fn in_unit(v: &Value) -> bool {
 fn detect_then_eval_on_labelled_synth_frames() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    ok(&sportz(
-        &[
-            "synth",
-            "--seed",
-            "31",
-            "--seconds",
-            "1",
-            "--fps",
-            "5",
-            "--out",
-            "m",
-        ],
-        d,
-    ));
+    synth_second(d, "31");
     std::fs::create_dir_all(d.join("ds/images")).unwrap();
     std::fs::create_dir_all(d.join("ds/labels")).unwrap();
     // frames 0..=2 as JPEG, frame 3 as PNG
@@ -391,20 +396,7 @@ fn iou(a: &[f64; 4], b: &[f64; 4]) -> f64 {
 fn square_exports_are_widened_back_and_boxes_stay_in_their_pixels() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    ok(&sportz(
-        &[
-            "synth",
-            "--seed",
-            "32",
-            "--seconds",
-            "1",
-            "--fps",
-            "5",
-            "--out",
-            "m",
-        ],
-        d,
-    ));
+    synth_second(d, "32");
     std::fs::create_dir_all(d.join("wide")).unwrap();
     std::fs::create_dir_all(d.join("square")).unwrap();
     ffmpeg(

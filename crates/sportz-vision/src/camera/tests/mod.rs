@@ -30,6 +30,17 @@ fn cam(pan_deg: f64, tilt_deg: f64, fov_deg: f64) -> BroadcastCamera {
     }
 }
 
+/// A level camera at `pos` aimed at the pitch point `target`, `fov` degrees wide.
+fn aimed(pos: [f64; 3], target: (f64, f64), fov: f64) -> BroadcastCamera {
+    let (dx, dy) = (target.0 - pos[0], target.1 - pos[1]);
+    BroadcastCamera {
+        position: pos,
+        pan: dx.atan2(-dy),
+        tilt: pos[2].atan2(dx.hypot(dy)),
+        ..cam(0.0, 0.0, fov)
+    }
+}
+
 /// Mean distance (m) between grid points the true camera sees and where `pitch_from_image`
 /// puts the pixels they show.
 fn error_m(truth: &BroadcastCamera, pitch_from_image: &Homography) -> f64 {
@@ -287,13 +298,7 @@ fn initialisation_finds_the_other_angles_from_their_stands() {
         ([129.0, 30.0, 14.0], (92.0, 34.0), 38.0, 1.5),
         ([129.0, 38.0, 16.0], (90.0, 28.0), 42.0, 1.5),
     ] {
-        let (dx, dy) = (target.0 - pos[0], target.1 - pos[1]);
-        let truth = BroadcastCamera {
-            position: pos,
-            pan: dx.atan2(-dy),
-            tilt: pos[2].atan2(dx.hypot(dy)),
-            ..cam(0.0, 0.0, fov)
-        };
+        let truth = aimed(pos, target, fov);
         let img = render(&truth, Look::default());
         // as the tracker searches: where the main camera looked is a few metres from here
         let cfg = InitConfig {
@@ -326,14 +331,7 @@ fn initialisation_finds_the_other_angles_from_their_stands() {
 fn initialisation_finds_a_wide_view_of_a_whole_half() {
     // (the 68° render: the usual zooms are searched first and a 0.95 m camera of ≤ 52° fits it)
     for (fov, target_x, within_m) in [(62.0, 35.0, 0.5), (68.0, 70.0, 1.0)] {
-        let pos = [52.0, 68.0 + 27.0, 19.0];
-        let (dx, dy) = (target_x - pos[0], 36.0 - pos[1]);
-        let truth = BroadcastCamera {
-            position: pos,
-            pan: dx.atan2(-dy),
-            tilt: pos[2].atan2(dx.hypot(dy)),
-            ..cam(0.0, 0.0, fov)
-        };
+        let truth = aimed([52.0, 68.0 + 27.0, 19.0], (target_x, 36.0), fov);
         let img = render(&truth, Look::default());
         let fit = initialise(
             &RgbImage::new(&img, W, H).unwrap(),
