@@ -167,11 +167,12 @@ impl AspectRule {
 /// The image widened or narrowed to `aspect` (height kept), bilinear.
 pub(crate) fn unstretch(d: Decoded, aspect: f64) -> Decoded {
     let width = (f64::from(d.height) * aspect).round().max(1.0) as u32;
-    if width == d.width {
+    let whole = d.pixels.len() as u64 == u64::from(d.width) * u64::from(d.height) * 3;
+    if width == d.width || !whole {
         return d;
     }
-    let Some(img) = image::RgbImage::from_raw(d.width, d.height, d.pixels.clone()) else {
-        return d;
+    let Some(img) = image::RgbImage::from_raw(d.width, d.height, d.pixels) else {
+        unreachable!("the buffer holds width × height RGB pixels (checked above)");
     };
     let out = image::imageops::resize(&img, width, d.height, image::imageops::FilterType::Triangle);
     Decoded {

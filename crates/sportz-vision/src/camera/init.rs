@@ -35,9 +35,9 @@ pub struct InitConfig {
     /// (measured: one range 7–75° with this support rule found fewer cameras, more wrong).
     pub wide_fov_deg: Option<(f64, f64)>,
     /// A camera is accepted only when its image centre looks at the ground within this many
-    /// metres of this pitch point (`None`: anywhere): another angle on the same play looks where the main camera
-    /// looked just before the cut, and a camera that fits the lines but looks elsewhere is an
-    /// alias (the mirrored box at the other end).
+    /// metres of this pitch point (`None`: anywhere): another angle on the same play looks
+    /// where the main camera looked just before the cut, and a camera that fits the lines but
+    /// looks elsewhere is an alias (the mirrored box at the other end).
     pub looking_at: Option<(Point, f64)>,
     /// A camera from the wide search needs at least this share of observable samples on lines,
     /// whatever the line test (the wide alias of seed 7373's kick-off view, which matched the
@@ -213,7 +213,7 @@ pub fn initialise(
         step: cfg.mask_step as f64,
     };
     let views =
-        |fov, min_support| search_views(img, cfg, samples, coarse, boxes, &ch, fov, min_support);
+        |fov, min_support| search_views(img, boxes, samples, coarse, cfg, &ch, fov, min_support);
     let usual = if img.lines().is_some() {
         cfg.min_support_learned
     } else {
@@ -236,10 +236,10 @@ pub fn initialise(
 )]
 fn search_views(
     img: &RgbImage<'_>,
-    cfg: &InitConfig,
+    boxes: &[BBox],
     samples: &[LineSample],
     coarse: &[LineSample],
-    boxes: &[BBox],
+    cfg: &InitConfig,
     ch: &Chamfer<'_>,
     fov_range: (f64, f64),
     min_support: f64,
@@ -536,6 +536,12 @@ pub struct SearchStep {
     pub max_from_home_m: Option<f64>,
 }
 
+/// How far apart two camera positions are, metres.
+#[must_use]
+pub fn stand_distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+    (0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>().sqrt()
+}
+
 /// The pitch point at the centre of `cam`'s image (`None` above the horizon).
 #[must_use]
 pub fn looks_at(cam: &BroadcastCamera) -> Option<Point> {
@@ -618,12 +624,7 @@ pub fn search(
     for step in plan {
         match initialise(img, boxes, samples, coarse, &step.config) {
             Ok(fit) => {
-                let away = home.map(|h| {
-                    (0..3)
-                        .map(|k| (fit.camera.position[k] - h[k]).powi(2))
-                        .sum::<f64>()
-                        .sqrt()
-                });
+                let away = home.map(|h| stand_distance(fit.camera.position, h));
                 match (away, step.max_from_home_m) {
                     (Some(d), Some(max)) if d > max => {
                         last = InitFailure::NotMain(format!(

@@ -313,13 +313,9 @@ impl CameraTracker {
 
     /// Remembers where `cam` looks, when it is the main camera (no home yet, or near home).
     fn note_view(&mut self, cam: &BroadcastCamera) {
-        let main = self.home().is_none_or(|h| {
-            (0..3)
-                .map(|k| (cam.position[k] - h[k]).powi(2))
-                .sum::<f64>()
-                .sqrt()
-                <= HOME_RADIUS_M
-        });
+        let main = self
+            .home()
+            .is_none_or(|h| super::init::stand_distance(cam.position, h) <= HOME_RADIUS_M);
         if let Some(p) = super::init::looks_at(cam).filter(|p| crate::pitch::is_inside(*p, 10.0))
             && main
         {
@@ -574,6 +570,8 @@ impl CameraTracker {
         // Now and then, with many markings in view, let the position move too: the position an
         // initialisation found on a narrow view trades off against the focal length, and held
         // for a whole shot that bias stays.
+        // (only on the main stands: the refit's box is theirs, and would drag another angle's
+        // camera into it)
         let (lo, hi) = super::refine::MAIN_CAMERA_BOX;
         let on_main_stand = (0..3).all(|k| (lo[k]..=hi[k]).contains(&cam.position[k]));
         if confirmed
