@@ -101,7 +101,7 @@ pub async fn require_reader(state: &AppState, token: Option<&str>) -> ApiResult<
         Some(t) if role_of(state, t).await?.is_some() => Ok(()),
         Some(_) => Err(ApiError::Unauthorized("unknown or revoked token".into())),
         None => Err(ApiError::Unauthorized(
-            "this server requires a viewer token: send `Authorization: Bearer <token>` (or `?token=` on WebSockets)".into(),
+            "this server requires a viewer token: send `Authorization: Bearer <token>` (or `?token=<token>` where a header cannot be sent: WebSockets, download links, the video)".into(),
         )),
     }
 }

@@ -245,6 +245,18 @@ pub struct HealthDto {
     pub fanout: bool,
     /// Where sessions are recorded and what that takes (`null` when recording is off).
     pub recordings: Option<RecordingsHealth>,
+    /// Whether this server renders the annotated live video for viewers.
+    pub viewer_video: ViewerVideoHealth,
+}
+
+/// The viewer-video part of [`HealthDto`].
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ViewerVideoHealth {
+    pub on: bool,
+    /// Why it is off (and how to turn it on); `null` when on.
+    pub reason: Option<String>,
+    /// Clients watching a match's video now.
+    pub viewers: usize,
 }
 
 /// The recordings part of [`HealthDto`].

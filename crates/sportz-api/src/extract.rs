@@ -75,9 +75,20 @@ impl FromRequestParts<Arc<AppState>> for Operator {
     }
 }
 
-/// The request may read (always, unless the server requires a viewer token).
+/// The request may read (always, unless the server requires a viewer token). The token comes
+/// from `Authorization: Bearer`, else from `?token=` (links and `<img>`s cannot send a header:
+/// export downloads, the video).
 #[derive(Debug, Clone, Copy)]
 pub struct Reader;
+
+/// `token` of a query string (other parameters are the handler's).
+fn query_token(uri: &axum::http::Uri) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct TokenOnly {
+        token: Option<String>,
+    }
+    Query::<TokenOnly>::try_from_uri(uri).ok()?.0.token
+}
 
 impl FromRequestParts<Arc<AppState>> for Reader {
     type Rejection = ApiError;
@@ -86,7 +97,9 @@ impl FromRequestParts<Arc<AppState>> for Reader {
         parts: &mut Parts,
         state: &Arc<AppState>,
     ) -> Result<Self, Self::Rejection> {
-        require_reader(state, bearer(&parts.headers)).await?;
+        let from_query = query_token(&parts.uri);
+        let token = bearer(&parts.headers).or(from_query.as_deref());
+        require_reader(state, token).await?;
         Ok(Self)
     }
 }

@@ -19,6 +19,7 @@
 //! | [`router`], [`openapi`] | the route table and middleware; the OpenAPI document (utoipa) and [`openapi::ROUTES`] |
 //! | [`extract`], [`validate`], [`error`] | request extractors, field-by-field body checks, the one error type |
 //! | [`ws`], [`centre`], [`relay`], [`queue`] | the two WebSockets, `/ws` rooms, live relays, per-client queues |
+//! | [`video`] | the annotated live video for viewers (MJPEG), rendered where the worker runs |
 //! | [`consumers`], [`fanout`] | stream consumers and watchdog; broadcasts across instances |
 //! | [`state`], [`server`] | the shared state and configuration; starting and serving ([`Api`]) |
 //! | [`auth`], [`ratelimit`], [`metrics`] | tokens, per-client limits, Prometheus metrics |
@@ -43,6 +44,7 @@ pub mod server;
 pub mod service;
 pub mod state;
 pub mod validate;
+pub mod video;
 pub mod ws;
 
 pub use error::{ApiError, ApiResult};

@@ -140,6 +140,12 @@ pub const ROUTES: &[RouteDoc] = &[
     },
     RouteDoc {
         method: "get",
+        path: "/matches/{id}/video",
+        summary: "The annotated live video (boxes, ids, ball trail) as MJPEG, where the match is analysed",
+        operator: false,
+    },
+    RouteDoc {
+        method: "get",
         path: "/api/workers",
         summary: "Workers from their heartbeats",
         operator: false,
@@ -207,6 +213,7 @@ pub const ROUTES: &[RouteDoc] = &[
         rest::calibration::set_calibration,
         rest::calibration::auto_calibration,
         rest::calibration::still,
+        rest::video::live_video,
         rest::system::workers,
         openapi_json,
         rest::system::health,

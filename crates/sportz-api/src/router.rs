@@ -101,6 +101,7 @@ pub fn router(state: Arc<AppState>) -> Router {
             post(calibration::auto_calibration),
         )
         .route("/matches/{id}/still", get(calibration::still))
+        .route("/matches/{id}/video", get(crate::rest::video::live_video))
         .route("/matches/{id}/start", post(sessions::start))
         .route("/matches/{id}/pause", post(sessions::pause))
         .route("/matches/{id}/stop", post(sessions::stop))

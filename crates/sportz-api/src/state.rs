@@ -53,6 +53,9 @@ pub struct ApiConfig {
     /// The pitch-line model the automatic calibration reads (the app passes the built-in one);
     /// `None`: the top-hat line test alone.
     pub line_model: Option<sportz_vision::image::SharedLineModel>,
+    /// The annotated live video for viewers (`GET /matches/{id}/video`), rendered by the
+    /// process that analyses a match; off (with the reason the route gives) by default.
+    pub viewer_video: crate::video::ViewerVideo,
 }
 
 impl Default for ApiConfig {
@@ -74,6 +77,7 @@ impl Default for ApiConfig {
             source_policy: sportz_guard::SourcePolicy::default(),
             recordings: None,
             line_model: None,
+            viewer_video: crate::video::ViewerVideo::default(),
         }
     }
 }
@@ -96,6 +100,8 @@ pub struct AppState {
     pub calibration_fits: crate::fits::FitCache,
     /// What the recordings take, and their write errors.
     pub recordings: crate::recording::RecordingUsage,
+    /// The frames of running replays, by player id (the desktop overlay follows its window's).
+    pub replays: crate::recording::replay::Taps,
     next_client: AtomicU64,
 }
 
@@ -121,6 +127,7 @@ impl AppState {
             fanout_ready: AtomicBool::new(false),
             calibration_fits: crate::fits::FitCache::default(),
             recordings: crate::recording::RecordingUsage::default(),
+            replays: crate::recording::replay::Taps::default(),
             next_client: AtomicU64::new(1),
         }
     }

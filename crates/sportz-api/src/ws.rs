@@ -432,7 +432,8 @@ async fn replay_session(
         seek: None,
     });
     let queue = Arc::new(ClientQueue::new(st.config.client_queue));
-    let player = tokio::spawn(replay::run(session, queue.clone(), rx, at));
+    let tap = st.replays.open(format!("{s}-{}", st.next_client_id()));
+    let player = tokio::spawn(replay::run(session, queue.clone(), rx, at, tap));
     let _stop_player = AbortOnDrop(player.abort_handle());
     st.metrics.connected("ws_replay", 1);
     let q2 = queue.clone();

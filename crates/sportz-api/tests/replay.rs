@@ -2,7 +2,8 @@
 //! says it is a replay, frames come in order at the video's pace (times the speed), events
 //! from the store among them, and the client's play, pause, seek and speed are followed; a
 //! bad control is answered with an error, an unknown session closes 4404; a live viewer of the
-//! same match gets no replayed message.
+//! same match gets no replayed message. A viewer in the same process can follow a replay's
+//! player by its id (the desktop overlay follows its window's replay).
 
 mod common;
 
@@ -166,4 +167,93 @@ async fn a_recorded_session_replays_with_play_pause_seek_and_speed() {
     let (code, reason) = close_code(&mut bad, 5).await;
     assert_eq!(code, 4404);
     assert!(reason.contains("has no session"), "{reason}");
+}
+
+/// Waits until the session is recorded (its last status and every event in the export).
+async fn recorded(s: &Server, m: MatchId, ses: SessionId) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let r = s
+            .http
+            .get(format!(
+                "{}/matches/{m}/sessions/{ses}/export?format=jsonl",
+                s.base
+            ))
+            .send()
+            .await
+            .unwrap();
+        let ok = r.status() == 200;
+        let body = r.text().await.unwrap();
+        if ok
+            && body.contains("\"completed\"")
+            && body.matches("\"type\":\"event\"").count() as u64 == EVENTS
+        {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not recorded: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_follower_in_the_process_sees_the_frames_the_player_sends() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = recording_server(&dir).await;
+    let created = s.synthetic_match().await;
+    let m: MatchId = created["id"].as_str().unwrap().parse().unwrap();
+    let ses = record_session(&s, m, FRAMES, EVENTS).await;
+    recorded(&s, m, ses).await;
+    let mut ws = connect(&format!("{}/ws/matches/{m}?replay={ses}", s.ws)).await;
+    let first = next_of(&mut ws, &["replay"], 5).await;
+    let player = first["data"]["player"].as_str().unwrap().to_owned();
+    assert!(player.starts_with(&ses.to_string()), "{player}");
+    assert!(s.state.replays.follow("no-such-player").is_none());
+    let mut follower = s.state.replays.follow(&player).expect("a running player");
+    // pause, seek to 1 s, then one frame at a time: the follower gets what the socket gets
+    send_json(&mut ws, json!({"type": "pause"})).await;
+    send_json(&mut ws, json!({"type": "seek", "t": 1.0})).await;
+    send_json(&mut ws, json!({"type": "play"})).await;
+    let sent = loop {
+        let v = next_of(&mut ws, &["frame"], 5).await;
+        if v["data"]["frame_number"] == 25 {
+            break v;
+        }
+    };
+    let followed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            follower.changed().await.expect("the player runs");
+            let line = follower.borrow_and_update().clone().unwrap();
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["data"]["frame_number"].as_u64() >= Some(25) {
+                return v;
+            }
+        }
+    })
+    .await
+    .expect("the follower saw the sought frame");
+    assert_eq!(followed["type"], "frame");
+    assert!(
+        followed.get("replay").is_none(),
+        "the recorded line as it is"
+    );
+    assert_eq!(
+        followed["data"]["video_timestamp"]
+            .as_f64()
+            .map(|t| t >= 1.0),
+        Some(true),
+        "{followed} after {sent}"
+    );
+    // the client leaves: the player and its tap are gone
+    drop(ws);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while s.state.replays.follow(&player).is_some() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the tap outlived its player"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -8,9 +8,14 @@
 //! Client messages: `{"type":"play"}`, `{"type":"pause"}`, `{"type":"seek","t":<seconds>}`,
 //! `{"type":"speed","value":<0.25..4>}`; anything else is answered with an `error` message.
 //! A seek reads the recording again from its start, skipping what is before `t` unsent.
+//!
+//! Each replay has a player id (`data.player` of its `replay` messages): another viewer in the
+//! same process can follow that very player frame by frame ([`Taps::follow`]) — the desktop
+//! overlay draws the replay its own window plays, paused, sought and sped up with it.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::json;
@@ -80,6 +85,64 @@ impl Player {
     }
 }
 
+/// The frames every running replay sends (the recorded line, without the replay marker), by
+/// player id, for followers in this process.
+#[derive(Debug, Clone, Default)]
+pub struct Taps(Arc<Mutex<HashMap<String, FrameTx>>>);
+
+/// A player's latest frame, for its followers.
+type FrameTx = watch::Sender<Option<Arc<str>>>;
+
+impl Taps {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, FrameTx>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A new player's tap under `id` (gone when the tap is dropped).
+    #[must_use]
+    pub fn open(&self, id: String) -> Tap {
+        let (tx, _) = watch::channel(None);
+        self.map().insert(id.clone(), tx.clone());
+        Tap {
+            id,
+            tx,
+            taps: self.clone(),
+        }
+    }
+
+    /// The frames of the running player `id`, latest first; `None` when there is none.
+    #[must_use]
+    pub fn follow(&self, id: &str) -> Option<watch::Receiver<Option<Arc<str>>>> {
+        self.map().get(id).map(|tx| {
+            let mut rx = tx.subscribe();
+            rx.mark_changed();
+            rx
+        })
+    }
+}
+
+/// One player's side of [`Taps`].
+#[derive(Debug)]
+pub struct Tap {
+    pub id: String,
+    tx: FrameTx,
+    taps: Taps,
+}
+
+impl Tap {
+    fn frame(&self, line: &str) {
+        if self.tx.receiver_count() > 0 {
+            self.tx.send_replace(Some(Arc::from(line)));
+        }
+    }
+}
+
+impl Drop for Tap {
+    fn drop(&mut self) {
+        self.taps.map().remove(&self.id);
+    }
+}
+
 /// One session to replay.
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -141,19 +204,26 @@ fn event_line(s: &Session, e: &EventData) -> String {
     )
 }
 
-fn state_line(s: &Session, state: &str, at: f64, speed: f64) -> String {
+fn state_line(s: &Session, tap: &Tap, state: &str, at: f64, speed: f64) -> String {
     json!({
         "type": "replay",
         "replay": true,
         "match_id": s.match_id,
         "session_id": s.session_id,
-        "data": {"state": state, "at": at, "speed": speed, "duration": s.duration},
+        "data": {"state": state, "at": at, "speed": speed, "duration": s.duration, "player": tap.id},
     })
     .to_string()
 }
 
-/// Plays `s` into `q` until the client leaves (`ctl` closed) or the end; starts at `at`.
-pub async fn run(s: Session, q: Arc<ClientQueue>, mut ctl: watch::Receiver<Player>, at: f64) {
+/// Plays `s` into `q` until the client leaves (`ctl` closed) or the end; starts at `at`. Each
+/// frame sent also goes to `tap`.
+pub async fn run(
+    s: Session,
+    q: Arc<ClientQueue>,
+    mut ctl: watch::Receiver<Player>,
+    at: f64,
+    tap: Tap,
+) {
     let mut player = *ctl.borrow();
     let mut skip_to = at;
     let mut seek_seen = player.seek.map(|(n, _)| n);
@@ -166,7 +236,7 @@ pub async fn run(s: Session, q: Arc<ClientQueue>, mut ctl: watch::Receiver<Playe
         // until the first frame at or after `skip_to`, nothing is sent
         let mut seeking = skip_to > 0.0;
         let state = if player.playing { "playing" } else { "paused" };
-        q.push(state_line(&s, state, now_at, player.speed).into());
+        q.push(state_line(&s, &tap, state, now_at, player.speed).into());
         while let Some(item) = rx.recv().await {
             let Some((t, n)) = item.frame else {
                 if !seeking {
@@ -207,7 +277,7 @@ pub async fn run(s: Session, q: Arc<ClientQueue>, mut ctl: watch::Receiver<Playe
                 if next.speed != player.speed || next.playing != player.playing {
                     anchor = None; // the pace starts again from here
                     let state = if next.playing { "playing" } else { "paused" };
-                    q.push(state_line(&s, state, t, next.speed).into());
+                    q.push(state_line(&s, &tap, state, t, next.speed).into());
                 }
                 player = next;
             }
@@ -218,11 +288,12 @@ pub async fn run(s: Session, q: Arc<ClientQueue>, mut ctl: watch::Receiver<Playe
             // in order with the rest (not latest-wins as live): a replay is paced already,
             // and a viewer who seeks wants every frame after the point
             q.push(marked(&item.line).into());
+            tap.frame(&item.line);
         }
         for e in events {
             q.push(event_line(&s, e).into());
         }
-        q.push(state_line(&s, "ended", now_at, player.speed).into());
+        q.push(state_line(&s, &tap, "ended", now_at, player.speed).into());
         // ended: wait for a seek (to watch again) or the client leaving
         loop {
             if ctl.changed().await.is_err() {

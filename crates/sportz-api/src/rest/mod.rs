@@ -13,6 +13,7 @@ pub mod matches;
 pub mod recordings;
 pub mod sessions;
 pub mod system;
+pub mod video;
 
 use std::sync::Arc;
 

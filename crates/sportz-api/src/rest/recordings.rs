@@ -62,7 +62,8 @@ impl std::io::Write for Chunks {
     params(
         ("id" = MatchId, Path, description = "The match"),
         ("sid" = SessionId, Path, description = "One of its sessions"),
-        ("format" = String, Query, description = "jsonl (every recorded message), events-csv, cdf (CDF tracking JSONL), gsr (SoccerNet game-state JSON) or mot (MOTChallenge boxes)")
+        ("format" = String, Query, description = "jsonl (every recorded message), events-csv, cdf (CDF tracking JSONL), gsr (SoccerNet game-state JSON) or mot (MOTChallenge boxes)"),
+        ("token" = Option<String>, Query, description = "A viewer or operator token, when the server requires one and the client cannot send `Authorization` (a download link)")
     ),
     responses(
         (status = 200, description = "The session in that format, streamed (frames, statuses and metrics from its recording, events from the store); `x-sportz-frames` and `x-sportz-events` count what it holds, `x-sportz-warning` says when a crash cut the recording short (everything before that is exported)", content(

@@ -7,7 +7,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::S;
-use crate::dto::{BusHealth, Data, HealthDto, Liveness, RecordingsHealth, StoreHealth, data};
+use crate::dto::{
+    BusHealth, Data, HealthDto, Liveness, RecordingsHealth, StoreHealth, ViewerVideoHealth, data,
+};
 use crate::error::ApiResult;
 use crate::extract::Reader;
 use sportz_contract::worker::Heartbeat;
@@ -66,6 +68,18 @@ pub(crate) async fn health(State(st): S) -> Response {
                     .clone(),
             }
         }),
+        viewer_video: match &st.config.viewer_video {
+            crate::video::ViewerVideo::On(hub) => ViewerVideoHealth {
+                on: true,
+                reason: None,
+                viewers: hub.viewers(),
+            },
+            crate::video::ViewerVideo::Off(why) => ViewerVideoHealth {
+                on: false,
+                reason: Some(why.clone()),
+                viewers: 0,
+            },
+        },
     });
     let code = if ready {
         StatusCode::OK

@@ -22,6 +22,8 @@ pub struct Server {
     pub ws: String,
     pub bus: ContractBus,
     pub store: Arc<dyn Store>,
+    /// The API's state, for what only the process itself reaches (replay taps, video hub).
+    pub state: Arc<sportz_api::AppState>,
     pub cancel: CancellationToken,
     pub handle: tokio::task::JoinHandle<std::io::Result<()>>,
     pub http: reqwest::Client,
@@ -72,12 +74,14 @@ pub async fn start(bus: ContractBus, store: Arc<dyn Store>, config: ApiConfig) -
         .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    let state = api.state.clone();
     let handle = tokio::spawn(api.serve(listener));
     let s = Server {
         base: format!("http://{addr}"),
         ws: format!("ws://{addr}"),
         bus,
         store,
+        state,
         cancel,
         handle,
         http: reqwest::Client::new(),
