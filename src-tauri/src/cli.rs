@@ -45,6 +45,27 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+/// `--viewer-video`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ViewerVideoMode {
+    /// On where a GPU renders, off on CPU-only machines.
+    #[default]
+    Auto,
+    On,
+    Off,
+}
+
+impl std::fmt::Display for ViewerVideoMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Auto => "auto",
+            Self::On => "on",
+            Self::Off => "off",
+        })
+    }
+}
+
 /// What the all-in-one modes (desktop, --headless) and `sportz api` run on.
 #[derive(Debug, Args, Clone)]
 pub struct SystemArgs {
@@ -99,6 +120,13 @@ pub struct SystemArgs {
     /// Record nothing (no exports after the fact).
     #[arg(long, env = "SPORTZ_NO_RECORDING")]
     pub no_recording: bool,
+    /// Annotated live video for viewers on the match page (`GET /matches/{id}/video`, MJPEG):
+    /// each analysed frame drawn by the overlay's renderer (boxes, ids, ball trail) and
+    /// JPEG-encoded once for all viewers, only while someone watches. `auto`: on where a GPU
+    /// renders, off where the only renderer is the CPU (there it takes CPU time from the
+    /// analysis; figures in BENCHMARKS.md); `on` / `off` force it.
+    #[arg(long, env = "SPORTZ_VIEWER_VIDEO", value_enum, default_value_t = ViewerVideoMode::Auto)]
+    pub viewer_video: ViewerVideoMode,
 }
 
 #[derive(Debug, Subcommand)]

@@ -50,6 +50,7 @@ pub struct FileConfig {
     pub recording_days: Option<u32>,
     pub recording_max_gb: Option<f64>,
     pub no_recording: Option<bool>,
+    pub viewer_video: Option<crate::cli::ViewerVideoMode>,
 }
 
 /// The config file to read: the given one (which must exist), else the default when present.
@@ -110,6 +111,7 @@ pub fn apply(args: &mut SystemArgs, file: FileConfig, m: &ArgMatches) {
     take!(recording_days);
     take!(recording_max_gb);
     take!(no_recording);
+    take!(viewer_video);
 }
 
 /// Hides a URL's password.
@@ -167,6 +169,7 @@ pub fn render(args: &SystemArgs) -> String {
     out += &format!("recording_days = {}\n", args.recording_days);
     out += &format!("recording_max_gb = {}\n", args.recording_max_gb);
     out += &format!("no_recording = {}\n", args.no_recording);
+    out += &format!("viewer_video = {}\n", q(&args.viewer_video.to_string()));
     out
 }
 

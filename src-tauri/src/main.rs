@@ -13,8 +13,11 @@ mod detector;
 mod open_video;
 mod overlay;
 mod process;
+mod replay_overlay;
+mod replay_video;
 mod roles;
 mod system;
+mod viewer_video;
 
 use clap::{CommandFactory, FromArgMatches};
 

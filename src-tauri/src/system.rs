@@ -41,15 +41,24 @@ impl Mode {
         !matches!(self, Self::ApiOnly)
     }
 
-    /// The worker's analysers as this mode wants them (the desktop taps their frames).
-    fn analyzers(&self, inner: Arc<dyn AnalyzerFactory>) -> Arc<dyn AnalyzerFactory> {
-        match self {
-            Self::Desktop(sink) => Arc::new(TapFactory {
-                inner,
-                sink: sink.clone(),
-            }),
-            Self::ApiOnly | Self::Headless => inner,
-        }
+    /// The worker's analysers as this mode wants them: the desktop overlay and the video for
+    /// viewers (`extra`) tap their frames.
+    fn analyzers(
+        &self,
+        inner: Arc<dyn AnalyzerFactory>,
+        extra: Option<Sink>,
+    ) -> Arc<dyn AnalyzerFactory> {
+        let mut sinks: Vec<Sink> = match self {
+            Self::Desktop(sink) => vec![sink.clone()],
+            Self::ApiOnly | Self::Headless => Vec::new(),
+        };
+        sinks.extend(extra);
+        let sink: Sink = match sinks.len() {
+            0 => return inner,
+            1 => sinks.swap_remove(0),
+            _ => Arc::new(move |m, f, a| sinks.iter().for_each(|s| s(m, f, a))),
+        };
+        Arc::new(TapFactory { inner, sink })
     }
 }
 
@@ -111,8 +120,15 @@ pub async fn start(
     let local_operator_token = matches!(mode, Mode::Desktop(_))
         .then(local_token)
         .transpose()?;
+    let (viewer_video, video_sink) = if mode.runs_worker() {
+        crate::viewer_video::start(args.viewer_video)?
+    } else {
+        let why = "this server runs no worker (`sportz api`): a match's video is rendered only where it is analysed";
+        (sportz_api::video::ViewerVideo::Off(why.into()), None)
+    };
     let config = sportz_api::ApiConfig {
         local_operator_token: local_operator_token.clone(),
+        viewer_video,
         // the automatic calibration reads the built-in pitch-line model, as the worker does
         line_model: sportz_worker::vision::load_line_model(),
         ..api_config(args)
@@ -136,8 +152,9 @@ pub async fn start(
         tracing::info!("LAN viewers: http://{ip}:{}/", addr.port());
     }
     let worker = if mode.runs_worker() {
-        let mut settings =
-            WorkerSettings::new(mode.analyzers(crate::detector::select(args.model.as_deref())?));
+        let mut settings = WorkerSettings::new(
+            mode.analyzers(crate::detector::select(args.model.as_deref())?, video_sink),
+        );
         if let Some(c) = args.capacity {
             anyhow::ensure!(c > 0, "--capacity must be at least 1");
             settings.capacity = c;

@@ -2,7 +2,9 @@
 //! of the screen shows the web UI (WebKitGTK window) and the wgpu overlay window with players on
 //! its radar. Asserted on pixels; the PNG is kept at `target/tmp/desktop-screenshot.png`.
 //! With `--redis` and a worker in another process, the overlay draws the match that worker runs
-//! from the bus and says so in its title.
+//! from the bus and says so in its title. Ctrl+O in the UI window shows the native file dialog
+//! (GTK's, driven with xdotool as a user would), and the video chosen there becomes a started
+//! match, with no token pasted.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -323,4 +325,159 @@ fn the_overlay_draws_a_match_whose_worker_runs_elsewhere_from_the_bus() {
         out.display(),
         if shot.is_some() { "taken" } else { "failed" }
     );
+}
+
+/// `xdotool ARGS` on `display`: its stdout, or `None` when it failed (no such window yet).
+fn xdotool(display: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+        .expect("xdotool (scripts/setup installs it)");
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// The first window whose name matches `name`.
+fn window(display: &str, name: &str) -> Option<String> {
+    xdotool(display, &["search", "--name", name])?
+        .lines()
+        .next()
+        .map(str::to_owned)
+}
+
+#[test]
+fn a_video_opened_in_the_native_dialog_becomes_a_started_match() {
+    let (_x, display) = xvfb();
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = tempfile::tempdir().unwrap();
+    let web_data = tempfile::tempdir().unwrap();
+    // a real clip with a name of its own
+    let synth = dir.path().join("synth");
+    let out = sportz_e2e::run_sportz(&[
+        "synth",
+        "--seed",
+        "31",
+        "--seconds",
+        "3",
+        "--size",
+        "640x360",
+        "--no-cuts",
+        "--out",
+        synth.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let clip = dir.path().join("Dialog derby.mp4");
+    std::fs::rename(synth.join("match.mp4"), &clip).unwrap();
+    let port = sportz_testkit::free_port();
+    let log = dir.path().join("desktop.log");
+    let mut app = Child(
+        Command::new(sportz_bin())
+            .args(["--bind", &format!("127.0.0.1:{port}"), "--no-demo"])
+            .arg("--data-dir")
+            .arg(dir.path().join("data"))
+            .env("DISPLAY", &display)
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("SPORTZ_MODEL")
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .env("XDG_DATA_HOME", web_data.path())
+            .env("SPORTZ_OPERATOR_TOKEN", "e2e-token")
+            .env("SPORTZ_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let log_text = || std::fs::read_to_string(&log).unwrap_or_default();
+    // Ctrl+O in the UI window (clicked first, so the page has the keyboard) until the dialog
+    // shows: the page may still be loading on the first tries
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let dialog = loop {
+        if let Some(status) = app.0.try_wait().unwrap() {
+            panic!("the desktop app exited ({status}):\n{}", log_text());
+        }
+        if let Some(d) = window(&display, "Open a video") {
+            break d;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no file dialog after Ctrl+O in 90 s:\n{}\n{}",
+            window_names(&display),
+            log_text()
+        );
+        if let Some(ui) = window(&display, "bind 0.0.0.0 for LAN viewers") {
+            let _ = xdotool(&display, &["windowfocus", "--sync", &ui]);
+            let _ = xdotool(
+                &display,
+                &["mousemove", "--window", &ui, "550", "760", "click", "1"],
+            );
+            let _ = xdotool(&display, &["key", "ctrl+o"]);
+        }
+        std::thread::sleep(Duration::from_secs(2));
+    };
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("desktop-file-dialog.png");
+    let _ = screenshot(&display, &shot);
+    // type the path as a user would: the location field (Ctrl+L), the path, Enter
+    let path = clip.to_str().unwrap();
+    let _ = xdotool(&display, &["windowfocus", "--sync", &dialog]);
+    let _ = xdotool(&display, &["key", "ctrl+l"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = xdotool(&display, &["type", "--delay", "15", path]);
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = xdotool(&display, &["key", "Return"]);
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let m = rt.block_on(async {
+        let api = sportz_e2e::Api::new(port, "e2e-token");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let list = api.get("/matches").await;
+            let found = list["data"]
+                .as_array()
+                .and_then(|a| a.iter().find(|m| m["name"] == "Dialog derby"))
+                .cloned();
+            // created first, then calibrated from a still and started
+            if let Some(m) = &found
+                && m["status"] != "ready"
+            {
+                break m.clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no started match for the chosen file ({found:?}; dialog screenshot {}):\n{}",
+                shot.display(),
+                log_text()
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    });
+    assert_eq!(
+        m["videoSource"]["value"],
+        clip.canonicalize().unwrap().display().to_string(),
+        "{m}"
+    );
+    assert!(
+        matches!(
+            m["status"].as_str(),
+            Some("starting" | "processing" | "completed")
+        ),
+        "started: {m}"
+    );
+    assert!(
+        window(&display, "Open a video").is_none_or(|d| {
+            // hidden for the next time, not gone: it must not be mapped
+            xdotool(
+                &display,
+                &["search", "--onlyvisible", "--name", "Open a video"],
+            )
+            .is_none_or(|v| !v.contains(&d))
+        }),
+        "the dialog closed"
+    );
+    eprintln!("opened {} through the dialog: {}", clip.display(), m["id"]);
 }

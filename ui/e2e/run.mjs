@@ -313,6 +313,54 @@ try {
     await ctxD.close();
   });
 
+  // Issue 19: LAN viewers see the annotated video. The default server (CPU only: lavapipe) says
+  // why it is off; one started with --viewer-video on streams MJPEG that a viewer's <img> plays.
+  await scenario('a LAN viewer sees the annotated live video (and why not, where it is off)', async () => {
+    await c.goto(`${base}/#/match/${matchId}`);
+    await c.getByRole('button', { name: 'Show video' }).click();
+    await c.waitForFunction(() => /off by default/.test(document.querySelector('[data-testid="video-note"]')?.textContent ?? ''), null, { timeout: 15_000 })
+      .catch(async () => { throw new Error(`no reason shown: ${await c.textContent('[data-testid="video-note"]')}`); });
+    const port4 = await freePort();
+    const base4 = `http://127.0.0.1:${port4}`;
+    const dir4 = mkdtempSync(join(tmpdir(), 'sportz-e2e-video-'));
+    const server4 = startServer({ port: port4, dir: dir4, extraArgs: ['--viewer-video', 'on'] });
+    try {
+      await waitHealthy(server4, 90_000, base4);
+      const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+      const created = await (await fetch(`${base4}/matches`, { method: 'POST', headers, body: JSON.stringify({ homeTeam: 'Video', awayTeam: 'Viewers', videoSource: { type: 'synthetic', value: 4 } }) })).json();
+      const id = created.data.id;
+      const started = await fetch(`${base4}/matches/${id}/start`, { method: 'POST', headers });
+      assert(started.ok, `start: ${started.status}`);
+      const ctxV = await browser.newContext(desktop); // a LAN browser: no token at all
+      const v = await ctxV.newPage();
+      await v.goto(`${base4}/#/match/${id}`);
+      await v.waitForFunction(() => Number(document.querySelector('canvas.radar')?.dataset.frame || 0) > 0, null, { timeout: 60_000 });
+      await v.getByRole('button', { name: 'Show video' }).click();
+      await v.waitForFunction(() => {
+        const img = document.querySelector('img[data-testid="video"]');
+        return img && !img.hidden && img.naturalWidth > 0;
+      }, null, { timeout: 30_000 }).catch(async () => { throw new Error(`no picture: ${await v.textContent('[data-testid="video-note"]')}`); });
+      const size = await v.$eval('img[data-testid="video"]', (img) => [img.naturalWidth, img.naturalHeight]);
+      assert(size[0] === 1280 && size[1] === 720, `picture size ${size}`);
+      // it is video, not a still: the picture changes
+      const img = await v.$('img[data-testid="video"]');
+      const s0 = await img.screenshot();
+      let changed = false;
+      for (let i = 0; i < 20 && !changed; i++) {
+        await sleep(500);
+        changed = !(await img.screenshot()).equals(s0);
+      }
+      assert(changed, 'the picture did not change in 10 s');
+      const health = await (await fetch(`${base4}/health`)).json();
+      assert(health.viewer_video.on === true && health.viewer_video.viewers >= 1, `health: ${JSON.stringify(health.viewer_video)}`);
+      await shot(v, '13b-viewer-video');
+      await ctxV.close();
+    } finally {
+      await stopServer(server4);
+      rmSync(dir4, { recursive: true, force: true });
+    }
+  }, MOCK ? 'the mock server renders no video' : undefined);
+
   await scenario('unknown match: the live stream stops after 4404 and does not retry', async () => {
     const ctxE = await browser.newContext(desktop);
     const e = await ctxE.newPage();

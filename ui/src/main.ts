@@ -4,7 +4,8 @@
 import './styles.css';
 import { h } from './dom';
 import { getHub } from './hub';
-import { getOperatorToken, getViewerToken, onTokenChange, setOperatorToken, setViewerToken } from './token';
+import { getOperatorToken, getViewerToken, isOperator, onTokenChange, setOperatorToken, setViewerToken } from './token';
+import { OPEN_VIDEO_PATH, inDesktop } from './video';
 import { badge } from './views/badge';
 import { calibrationView } from './views/calibration';
 import { centreView } from './views/centre';
@@ -142,7 +143,8 @@ hub.onState((state, detail) => {
 let dispose: () => void = () => {};
 function route(): void {
   dispose();
-  const hash = location.hash.replace(/^#/, '') || '/';
+  // a route's own parameters (`?player=` of a replay) are not part of it
+  const hash = location.hash.replace(/^#/, '').split('?')[0] || '/';
   const parts = hash.split('/').filter(Boolean);
   document.title = 'sportz';
   if (parts[0] === 'match' && parts[1]) {
@@ -163,6 +165,13 @@ function route(): void {
 }
 let routed = false;
 window.addEventListener('hashchange', route);
+// the desktop app's own window: Ctrl+O shows its native "Open a video" dialog
+document.addEventListener('keydown', (e) => {
+  if (inDesktop() && isOperator() && (e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'o') {
+    e.preventDefault();
+    location.assign(OPEN_VIDEO_PATH);
+  }
+});
 onTokenChange(() => {
   renderOpButton();
   route();

@@ -8,6 +8,8 @@ export interface ReplayState {
   speed: number;
   /** Seconds of video the recording holds. */
   duration: number;
+  /** The server's id of this player (another viewer in the server's process can follow it). */
+  player: string | null;
 }
 
 export const REPLAY_SPEEDS = [0.25, 0.5, 1, 2, 4] as const;
@@ -23,10 +25,10 @@ export function parseReplayMessage(text: string): ReplayState | null {
   if (typeof v !== 'object' || v === null) return null;
   const m = v as { type?: unknown; data?: Record<string, unknown> };
   if (m.type !== 'replay' || typeof m.data !== 'object' || m.data === null) return null;
-  const { state, at, speed, duration } = m.data;
+  const { state, at, speed, duration, player } = m.data;
   if (state !== 'playing' && state !== 'paused' && state !== 'ended') return null;
   if (typeof at !== 'number' || typeof speed !== 'number' || typeof duration !== 'number') return null;
-  return { state, at, speed, duration };
+  return { state, at, speed, duration, player: typeof player === 'string' ? player : null };
 }
 
 /** The replayed frame's video time moves the player on (between `replay` messages). */

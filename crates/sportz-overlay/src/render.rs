@@ -326,6 +326,12 @@ impl Gpu {
         format!("{} ({:?})", i.name, i.backend)
     }
 
+    /// Whether the adapter is the CPU (lavapipe/llvmpipe, WARP): drawing costs CPU time there.
+    #[must_use]
+    pub fn software(&self) -> bool {
+        self.adapter.get_info().device_type == wgpu::DeviceType::Cpu
+    }
+
     /// Picks an adapter (compatible with `surface` when given) and opens a device on it.
     ///
     /// # Errors
@@ -517,6 +523,18 @@ impl Offscreen {
     #[must_use]
     pub fn describe(&self) -> String {
         self.gpu.describe()
+    }
+
+    /// Whether the adapter is the CPU ([`Gpu::software`]).
+    #[must_use]
+    pub fn software(&self) -> bool {
+        self.gpu.software()
+    }
+
+    /// The canvas size.
+    #[must_use]
+    pub fn size(&self) -> (u32, u32) {
+        self.size
     }
 
     /// Renders `scene` and reads the pixels back.

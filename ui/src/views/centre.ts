@@ -6,6 +6,7 @@ import { getHub } from '../hub';
 import { applyToCentre, emptyCentre, phaseBadge, type CentreState } from '../messages';
 import { isOperator } from '../token';
 import type { MatchDto } from '../types';
+import { OPEN_VIDEO_PATH, inDesktop } from '../video';
 
 const hub = getHub();
 
@@ -63,7 +64,15 @@ export function centreView(root: HTMLElement): () => void {
     'div',
     { class: 'page-head' },
     h('h1', {}, 'Match centre'),
-    isOperator() ? h('a', { href: '#/new', class: 'button primary' }, 'New match') : null,
+    h(
+      'div',
+      { class: 'row' },
+      // the desktop app only: its native file dialog (also Ctrl+O, or drop a file on the window)
+      isOperator() && inDesktop()
+        ? h('a', { href: OPEN_VIDEO_PATH, class: 'button', 'data-testid': 'open-video', title: 'Ctrl+O, or drop a video file on the window' }, 'Open a video…')
+        : null,
+      isOperator() ? h('a', { href: '#/new', class: 'button primary' }, 'New match') : null,
+    ),
   );
   clear(root);
   const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' }, prev, pageLabel, next);

@@ -24,6 +24,7 @@ import { REPLAY_SPEEDS, advance, clock, parseReplayMessage, toggle, type ReplayS
 import { isOperator } from '../token';
 import type { CommentaryDto, EventData, MatchDto } from '../types';
 import { badge } from './badge';
+import { inDesktop, replayHash, videoRefusal, videoUrl, withViewerToken } from '../video';
 
 const hub = getHub();
 
@@ -83,6 +84,7 @@ export function matchView(root: HTMLElement, matchId: string, replaySession: str
         { class: 'panel live', 'aria-labelledby': 'radar-h' },
         h('div', { class: 'panel-head' }, h('h2', { id: 'radar-h' }, 'Radar'), streamBadge.el),
         sessionLine,
+        replaySession ? null : videoPanel(),
         h('div', { class: 'radar-wrap' }, canvas),
         h(
           'p',
@@ -108,6 +110,70 @@ export function matchView(root: HTMLElement, matchId: string, replaySession: str
     )),
     operatorPanel,
   );
+
+  // ------------------------------------------------------------------ video
+  // The annotated video (boxes, ids, ball trail), shown on request: the server renders it only
+  // while someone watches, and says why when it cannot (off on CPU-only machines, or the match
+  // is analysed on another machine).
+  let videoTimer = 0;
+  function videoPanel(): HTMLElement {
+    const img = h('img', { class: 'video', alt: 'Annotated match video', 'data-testid': 'video', hidden: true }) as HTMLImageElement;
+    const note = h('p', { class: 'muted', role: 'status', 'data-testid': 'video-note' });
+    const btn = h('button', { type: 'button', 'data-testid': 'video-toggle' }, 'Show video') as HTMLButtonElement;
+    let on = false;
+    const stop = () => {
+      on = false;
+      clearTimeout(videoTimer);
+      img.removeAttribute('src');
+      img.hidden = true;
+      btn.textContent = 'Show video';
+    };
+    const play = async (): Promise<void> => {
+      if (!on || disposed) return;
+      const url = videoUrl(matchId);
+      // ask first: an <img> that fails says nothing about why
+      const ctl = new AbortController();
+      let refused: { message: string; retry: boolean } | null;
+      try {
+        const r = await fetch(url, { signal: ctl.signal });
+        refused = videoRefusal(r.status, r.ok ? null : await r.json().catch(() => null));
+      } catch (e) {
+        refused = { message: `no connection (${(e as Error).message})`, retry: true };
+      }
+      ctl.abort();
+      if (!on || disposed) return;
+      if (refused) {
+        note.textContent = `No video: ${refused.message}`;
+        img.hidden = true;
+        // not running yet, or here on another machine: ask again; off on this server: stop asking
+        if (refused.retry) videoTimer = window.setTimeout(() => void play(), 5000);
+        else {
+          on = false;
+          btn.textContent = 'Show video';
+        }
+        return;
+      }
+      note.textContent = 'Live video, annotated by the server.';
+      img.hidden = false;
+      img.src = url;
+    };
+    // the stream ends when the match stops or pauses: ask again a little later
+    img.addEventListener('error', () => {
+      if (!on) return;
+      note.textContent = 'The video stopped; trying again…';
+      videoTimer = window.setTimeout(() => void play(), 3000);
+    });
+    btn.addEventListener('click', () => {
+      if (on) stop();
+      else {
+        on = true;
+        btn.textContent = 'Hide video';
+        note.textContent = 'Connecting to the video…';
+        void play();
+      }
+    });
+    return h('div', { class: 'video-wrap' }, h('p', {}, btn), note, img);
+  }
 
   // ------------------------------------------------------------------ header
   function renderHeader(): void {
@@ -352,6 +418,9 @@ export function matchView(root: HTMLElement, matchId: string, replaySession: str
       if (player) {
         replay = player;
         renderReplay();
+        // the desktop overlay follows this very player (its id in the route); LAN browsers keep their URL
+        const hash = replaySession && inDesktop() ? replayHash(matchId, replaySession, player.player) : null;
+        if (hash && location.hash !== hash) history.replaceState(null, '', hash);
         return;
       }
       const msg = parseStreamMessage(text);
@@ -572,6 +641,7 @@ export function matchView(root: HTMLElement, matchId: string, replaySession: str
 
   return () => {
     disposed = true;
+    clearTimeout(videoTimer);
     cancelAnimationFrame(raf);
     clearInterval(metricsTimer);
     document.removeEventListener('keydown', onKey);
@@ -613,7 +683,7 @@ export function exportLinks(matchId: string, sessionId: string): HTMLElement {
   const links: Array<HTMLElement | string> = [];
   EXPORT_FORMATS.forEach(([format, label], i) => {
     if (i > 0) links.push(' · ');
-    links.push(h('a', { href: `${base}?format=${format}`, download: '', 'data-format': format }, label));
+    links.push(h('a', { href: withViewerToken(base, { format }), download: '', 'data-format': format }, label));
   });
   links.push(' · ', h('a', { href: `#/match/${encodeURIComponent(matchId)}/replay/${encodeURIComponent(sessionId)}`, 'data-testid': 'replay-link' }, 'replay'));
   return h('p', { class: 'export muted', 'data-testid': 'export' }, 'Export this session (recorded as it runs): ', ...links);

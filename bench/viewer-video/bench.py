@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""What the annotated video for viewers costs (`--viewer-video on`), end to end.
+
+Starts `sportz --headless --viewer-video on` on a synthetic 1280x720 25 fps match, then measures
+two phases of equal length: nobody watching, and N viewers reading the MJPEG stream
+(`GET /matches/{id}/video`). Per phase: the server's CPU (all threads, from /proc), frames the
+worker processed and dropped (its own metrics messages, from the session's recording), and
+for the viewers the pictures and bytes per second they received. Stdlib only.
+
+Usage: bench.py SPORTZ_BIN [--seconds 20] [--viewers 1]
+"""
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+TOKEN = "bench-viewer-video"
+BOUNDARY = b"--sportzframe\r\n"
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
+
+
+def api(base, method, path, body=None):
+    req = urllib.request.Request(base + path, method=method,
+                                 data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"authorization": f"Bearer {TOKEN}", "content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read() or b"null")
+
+
+def metrics_now(base, match_id, session_id):
+    """The worker's newest metrics message so far (frames processed and dropped)."""
+    req = urllib.request.Request(f"{base}/matches/{match_id}/sessions/{session_id}/export?format=jsonl")
+    last = None
+    with urllib.request.urlopen(req, timeout=30) as r:
+        for line in r:
+            m = json.loads(line)
+            if m.get("type") == "metrics":
+                last = m["data"]
+    return last
+
+
+def viewer(port, match_id, stop, counts, i):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", f"/matches/{match_id}/video")
+    r = conn.getresponse()
+    if r.status != 200:
+        counts[i] = ("error", r.status, r.read()[:300])
+        return
+    pictures, nbytes, tail = 0, 0, b""
+    while not stop.is_set():
+        chunk = r.read1(1 << 16)
+        if not chunk:
+            break
+        nbytes += len(chunk)
+        data = tail + chunk
+        pictures += data.count(BOUNDARY)
+        tail = data[-len(BOUNDARY):]
+    counts[i] = (pictures, nbytes)
+    conn.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bin")
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--viewers", type=int, default=1)
+    a = ap.parse_args()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    data = tempfile.mkdtemp(prefix="sportz-bench-video-")
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    env.update(SPORTZ_OPERATOR_TOKEN=TOKEN, SPORTZ_LOG="warn")
+    srv = subprocess.Popen([a.bin, "--headless", "--no-demo", "--viewer-video", "on", "--bind", f"127.0.0.1:{port}",
+                            "--data-dir", data], env=env, stdout=subprocess.DEVNULL, stderr=open(f"{data}/log", "w"))
+    try:
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(base + "/health", timeout=1)
+                break
+            except Exception:
+                time.sleep(0.1)
+        m = api(base, "POST", "/matches", {"homeTeam": "Bench", "awayTeam": "Video",
+                                          "videoSource": {"type": "synthetic", "value": 77}})["data"]
+        api(base, "POST", f"/matches/{m['id']}/start")
+        for _ in range(300):
+            s = api(base, "GET", f"/matches/{m['id']}")["data"]
+            if s.get("status") == "processing":
+                break
+            time.sleep(0.1)
+        sid = s["currentSessionId"]
+        time.sleep(8)  # warm up: model loaded, camera found
+        rows = []
+        for phase, n in (("no viewer", 0), (f"{a.viewers} viewer(s)", a.viewers)):
+            stop, counts = threading.Event(), [None] * n
+            threads = [threading.Thread(target=viewer, args=(port, m["id"], stop, counts, i)) for i in range(n)]
+            for t in threads:
+                t.start()
+            time.sleep(1.5)  # let the stream start before measuring
+            m0, c0, t0 = metrics_now(base, m["id"], sid), cpu_seconds(srv.pid), time.time()
+            time.sleep(a.seconds)
+            m1, c1, t1 = metrics_now(base, m["id"], sid), cpu_seconds(srv.pid), time.time()
+            stop.set()
+            for t in threads:
+                t.join(timeout=15)
+            dt = t1 - t0
+            frames = m1["frames_processed"] - m0["frames_processed"]
+            dropped = m1["dropped_frames"] - m0["dropped_frames"]
+            pics = sum(c[0] for c in counts if c and c[0] != "error") if n else 0
+            nbytes = sum(c[1] for c in counts if c and c[0] != "error") if n else 0
+            errors = [c for c in counts if c and c[0] == "error"]
+            if errors:
+                print(f"viewer errors: {errors}", file=sys.stderr)
+            rows.append((phase, (c1 - c0) / dt * 100, frames / dt, dropped, m1["detect_ms"], m1["latency_ms"],
+                         pics / dt / max(n, 1) if n else 0.0, nbytes / dt / 1e6 / max(n, 1) if n else 0.0,
+                         (c1 - c0) / max(frames, 1) * 1000))
+        print(f"sportz --headless --viewer-video on, synthetic 1280x720 25 fps, {a.seconds:.0f} s per phase")
+        print(f"{'phase':<14}{'server CPU %':>13}{'CPU ms/frame':>13}{'analysed fps':>13}{'dropped':>8}"
+              f"{'detect ms':>10}{'latency ms':>11}{'pictures/s':>11}{'MB/s':>7}  (per viewer)")
+        for p, cpu, fps, dropped, det, lat, pps, mbs, msf in rows:
+            print(f"{p:<14}{cpu:>13.0f}{msf:>13.1f}{fps:>13.1f}{dropped:>8}{det:>10.1f}{lat:>11.1f}{pps:>11.1f}{mbs:>7.2f}")
+        base_ms = rows[0][8]
+        print(f"cost of the video: {rows[1][8] - base_ms:+.1f} ms of CPU per analysed frame")
+    finally:
+        srv.terminate()
+        try:
+            srv.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+
+
+if __name__ == "__main__":
+    main()
