@@ -1,6 +1,8 @@
 //! Events survive Redis going away: a real `redis-server` is killed mid-session and started
 //! again; the events detected meanwhile wait in the publisher's outbox and reach
-//! `events:stream` once it is back, each exactly once, and `events_emitted` counts only what
+//! `events:stream` once it is back — none lost, and none twice except the one a kill can catch
+//! between Redis applying an XADD and the worker reading the reply (delivery is at least once;
+//! the API stores events by id, so a repeat is a no-op) — and `events_emitted` counts only what
 //! was published.
 
 mod common;
@@ -47,9 +49,13 @@ async fn events_detected_while_redis_is_down_are_published_when_it_is_back() {
     let distinct: BTreeSet<u64> = seen.iter().copied().collect();
     let expected: BTreeSet<u64> = (0..80).step_by(5).collect();
     // events published before the crash went down with the unpersisted server (the API had
-    // read them, as the reader did); every event is seen, and none twice
+    // read them, as the reader did); every event is seen, and at most the one in flight at
+    // the kill twice (seen once in five CI rehearsals: `[0, 5, 10, 15, 20, 20, 25, …]`)
     assert_eq!(distinct, expected, "events seen: {seen:?}");
-    assert_eq!(seen.len(), distinct.len(), "no event twice: {seen:?}");
+    assert!(
+        seen.len() <= distinct.len() + 1,
+        "more than the one in-flight event twice: {seen:?}"
+    );
     let metrics: Vec<u64> = watch
         .seen
         .iter()
