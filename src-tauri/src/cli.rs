@@ -341,8 +341,9 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Undo a stretched export first: widen or narrow each image to WIDTH:HEIGHT (e.g. 16:9),
-    /// keeping its height. Normalised labels still hold.
-    #[arg(long, value_name = "W:H")]
+    /// keeping its height; `auto`: square images only, to 16:9 (the rule of `sportz detect`);
+    /// `none` (the default): as they are. Normalised labels still hold.
+    #[arg(long, value_name = "auto|none|W:H")]
     pub aspect: Option<String>,
     /// Also write each image as `DIR/<stem>.png` with the pitch model projected through the
     /// camera found (green), or through the best camera refused (red): the visual check.

@@ -17,7 +17,7 @@ use sportz_vision::camera::{
 };
 use sportz_vision::pitch::Calibration;
 
-use super::stills::{Decoded, collect, decode, parse_aspect, unstretch};
+use super::stills::{AspectRule, Decoded, collect, decode, unstretch};
 use crate::cli::CalibrateArgs;
 
 /// Runs the camera search over every image of `args.inputs` and writes `args.out`.
@@ -25,7 +25,12 @@ use crate::cli::CalibrateArgs;
 /// # Errors
 /// An output that cannot be written, a bad `--aspect`, or no image processed.
 pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
-    let aspect = args.aspect.as_deref().map(parse_aspect).transpose()?;
+    let aspect = args
+        .aspect
+        .as_deref()
+        .map(AspectRule::parse)
+        .transpose()?
+        .unwrap_or(AspectRule::AsIs);
     let out = std::fs::File::create(&args.out)
         .with_context(|| format!("cannot create the cameras file {}", args.out.display()))?;
     let mut out = std::io::BufWriter::new(out);
@@ -54,7 +59,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
             pixels,
             width,
             height,
-        } = match aspect {
+        } = match aspect.target(decoded.width, decoded.height) {
             Some(a) => unstretch(decoded, a),
             None => decoded,
         };

@@ -121,7 +121,7 @@ pub(crate) fn decode(path: &Path) -> Result<(Decoded, Option<&'static str>), Str
 }
 
 /// `W:H` (e.g. `16:9`) as a ratio.
-pub(crate) fn parse_aspect(s: &str) -> anyhow::Result<f64> {
+fn parse_aspect(s: &str) -> anyhow::Result<f64> {
     let parsed = s.split_once(':').and_then(|(w, h)| {
         let (w, h): (f64, f64) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
         (w > 0.0 && h > 0.0 && (w / h).is_finite()).then_some(w / h)
@@ -129,7 +129,7 @@ pub(crate) fn parse_aspect(s: &str) -> anyhow::Result<f64> {
     parsed.ok_or_else(|| anyhow::anyhow!("--aspect `{s}`: expected WIDTH:HEIGHT such as 16:9"))
 }
 
-/// `sportz detect --aspect`: how each image's shape is taken.
+/// `--aspect` of `sportz detect` and `sportz calibrate`: how each image's shape is taken.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum AspectRule {
     /// A square image is a 16:9 broadcast frame stretched to a square (how dataset exports
