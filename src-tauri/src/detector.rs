@@ -45,13 +45,21 @@ pub fn default_model_path() -> anyhow::Result<PathBuf> {
 
 /// The analyser factory for `--model`: the ONNX detector given (an error if it cannot be
 /// loaded), `none` for frames without detections, or by default the built-in detector (frames
-/// without detections, with a warning, if it cannot be loaded).
+/// without detections, with a warning, if it cannot be loaded); its camera reads `lines`
+/// (`sportz_worker::vision::load_line_model`, loaded once per process by the caller).
 ///
 /// # Errors
 /// When a model was given and cannot be loaded.
-pub fn select(model: Option<&Path>) -> anyhow::Result<Arc<dyn AnalyzerFactory>> {
+pub fn select(
+    model: Option<&Path>,
+    lines: Option<sportz_vision::image::SharedLineModel>,
+) -> anyhow::Result<Arc<dyn AnalyzerFactory>> {
     let load = |path: &Path| {
-        VisionAnalyzerFactory::new(path, sportz_inference::DetectorOptions::default())
+        VisionAnalyzerFactory::with_line_model(
+            path,
+            sportz_inference::DetectorOptions::default(),
+            lines.clone(),
+        )
     };
     match model {
         Some(p) if p.as_os_str() == "none" => {

@@ -126,11 +126,12 @@ pub async fn start(
         let why = "this server runs no worker (`sportz api`): a match's video is rendered only where it is analysed";
         (sportz_api::video::ViewerVideo::Off(why.into()), None)
     };
+    // one pitch-line model for the API's automatic calibration and the worker's camera
+    let line_model = sportz_worker::vision::load_line_model();
     let config = sportz_api::ApiConfig {
         local_operator_token: local_operator_token.clone(),
         viewer_video,
-        // the automatic calibration reads the built-in pitch-line model, as the worker does
-        line_model: sportz_worker::vision::load_line_model(),
+        line_model: line_model.clone(),
         ..api_config(args)
     };
     let api = sportz_api::Api::start(config, bus.clone(), store, shutdown.clone())
@@ -152,9 +153,10 @@ pub async fn start(
         tracing::info!("LAN viewers: http://{ip}:{}/", addr.port());
     }
     let worker = if mode.runs_worker() {
-        let mut settings = WorkerSettings::new(
-            mode.analyzers(crate::detector::select(args.model.as_deref())?, video_sink),
-        );
+        let mut settings = WorkerSettings::new(mode.analyzers(
+            crate::detector::select(args.model.as_deref(), line_model)?,
+            video_sink,
+        ));
         if let Some(c) = args.capacity {
             anyhow::ensure!(c > 0, "--capacity must be at least 1");
             settings.capacity = c;

@@ -148,6 +148,19 @@ impl VisionAnalyzerFactory {
         model: impl Into<PathBuf>,
         options: DetectorOptions,
     ) -> Result<Self, InferenceError> {
+        Self::with_line_model(model, options, load_line_model())
+    }
+
+    /// As [`Self::new`], with the pitch-line model already loaded (one model shared with the
+    /// API's automatic calibration in the same process; `None`: the top-hat line test alone).
+    ///
+    /// # Errors
+    /// As [`Self::new`].
+    pub fn with_line_model(
+        model: impl Into<PathBuf>,
+        options: DetectorOptions,
+        lines: Option<SharedLineModel>,
+    ) -> Result<Self, InferenceError> {
         let default_model = model.into();
         let detector = Detector::load(&default_model, &options)?;
         let device = detector.device().to_owned();
@@ -162,7 +175,7 @@ impl VisionAnalyzerFactory {
             device,
             pool,
             loaded,
-            lines: load_line_model(),
+            lines,
         })
     }
 

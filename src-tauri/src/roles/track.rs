@@ -48,7 +48,10 @@ pub async fn run(args: &TrackArgs) -> anyhow::Result<()> {
     if args.model.is_none() {
         eprintln!("{}", crate::detector::BUILT_IN_NOTE);
     }
-    let mut factory = crate::detector::select(args.model.as_deref())?;
+    let mut factory = crate::detector::select(
+        args.model.as_deref(),
+        sportz_worker::vision::load_line_model(),
+    )?;
     if let Some(a) = &annotator {
         factory = Arc::new(TapFactory {
             inner: factory,

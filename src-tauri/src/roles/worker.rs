@@ -17,7 +17,10 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
         "a standalone worker needs the API's bus: pass --redis redis://host:port (or run `sportz --headless` for everything in one process)",
     )?;
     let bus = sportz_bus::connect(Some(&redis)).await?;
-    let mut settings = WorkerSettings::new(crate::detector::select(args.model.as_deref())?);
+    let mut settings = WorkerSettings::new(crate::detector::select(
+        args.model.as_deref(),
+        sportz_worker::vision::load_line_model(),
+    )?);
     if let Some(id) = args.worker_id {
         settings.worker_id = id;
     }
