@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""What the annotated video for viewers costs (`--viewer-video on`), end to end.
+"""What the annotated video for viewers costs (`--viewer-video auto|on`), end to end.
 
-Starts `sportz --headless --viewer-video on` on a synthetic 1280x720 25 fps match, then measures
+Starts `sportz --headless --viewer-video MODE` on a synthetic 1280x720 25 fps match, then measures
 two phases of equal length: nobody watching, and N viewers reading the MJPEG stream
 (`GET /matches/{id}/video`). Per phase: the server's CPU (all threads, from /proc), frames the
 worker processed and dropped (its own metrics messages, from the session's recording), and
 for the viewers the pictures and bytes per second they received. Stdlib only.
 
-Usage: bench.py SPORTZ_BIN [--seconds 20] [--viewers 1]
+Usage: bench.py SPORTZ_BIN [--seconds 20] [--viewers 1] [--mode auto|on]
 """
 
 import argparse
@@ -68,16 +68,15 @@ def viewer(port, match_id, stop, counts, i):
     if r.status != 200:
         counts[i] = ("error", r.status, r.read()[:300])
         return
-    pictures, nbytes, tail = 0, 0, b""
+    counts[i] = [0, 0]  # pictures, bytes so far (read live by the main thread)
+    tail = b""
     while not stop.is_set():
         chunk = r.read1(1 << 16)
         if not chunk:
             break
-        nbytes += len(chunk)
         data = tail + chunk
-        pictures += data.count(BOUNDARY)
+        counts[i] = [counts[i][0] + data.count(BOUNDARY), counts[i][1] + len(chunk)]
         tail = data[-len(BOUNDARY):]
-    counts[i] = (pictures, nbytes)
     conn.close()
 
 
@@ -86,13 +85,14 @@ def main():
     ap.add_argument("bin")
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--viewers", type=int, default=1)
+    ap.add_argument("--mode", choices=["auto", "on"], default="auto")
     a = ap.parse_args()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     data = tempfile.mkdtemp(prefix="sportz-bench-video-")
     env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
     env.update(SPORTZ_OPERATOR_TOKEN=TOKEN, SPORTZ_LOG="warn")
-    srv = subprocess.Popen([a.bin, "--headless", "--no-demo", "--viewer-video", "on", "--bind", f"127.0.0.1:{port}",
+    srv = subprocess.Popen([a.bin, "--headless", "--no-demo", "--viewer-video", a.mode, "--bind", f"127.0.0.1:{port}",
                             "--data-dir", data], env=env, stdout=subprocess.DEVNULL, stderr=open(f"{data}/log", "w"))
     try:
         for _ in range(600):
@@ -118,24 +118,25 @@ def main():
             for t in threads:
                 t.start()
             time.sleep(1.5)  # let the stream start before measuring
-            m0, c0, t0 = metrics_now(base, m["id"], sid), cpu_seconds(srv.pid), time.time()
+            live = lambda: [list(c) if isinstance(c, list) else [0, 0] for c in counts]
+            m0, c0, t0, v0 = metrics_now(base, m["id"], sid), cpu_seconds(srv.pid), time.time(), live()
             time.sleep(a.seconds)
-            m1, c1, t1 = metrics_now(base, m["id"], sid), cpu_seconds(srv.pid), time.time()
+            m1, c1, t1, v1 = metrics_now(base, m["id"], sid), cpu_seconds(srv.pid), time.time(), live()
             stop.set()
             for t in threads:
                 t.join(timeout=15)
             dt = t1 - t0
             frames = m1["frames_processed"] - m0["frames_processed"]
             dropped = m1["dropped_frames"] - m0["dropped_frames"]
-            pics = sum(c[0] for c in counts if c and c[0] != "error") if n else 0
-            nbytes = sum(c[1] for c in counts if c and c[0] != "error") if n else 0
-            errors = [c for c in counts if c and c[0] == "error"]
+            pics = sum(b[0] - a0[0] for a0, b in zip(v0, v1))
+            nbytes = sum(b[1] - a0[1] for a0, b in zip(v0, v1))
+            errors = [c for c in counts if isinstance(c, tuple)]
             if errors:
                 print(f"viewer errors: {errors}", file=sys.stderr)
             rows.append((phase, (c1 - c0) / dt * 100, frames / dt, dropped, m1["detect_ms"], m1["latency_ms"],
                          pics / dt / max(n, 1) if n else 0.0, nbytes / dt / 1e6 / max(n, 1) if n else 0.0,
                          (c1 - c0) / max(frames, 1) * 1000))
-        print(f"sportz --headless --viewer-video on, synthetic 1280x720 25 fps, {a.seconds:.0f} s per phase")
+        print(f"sportz --headless --viewer-video {a.mode}, synthetic 1280x720 25 fps, {a.seconds:.0f} s per phase")
         print(f"{'phase':<14}{'server CPU %':>13}{'CPU ms/frame':>13}{'analysed fps':>13}{'dropped':>8}"
               f"{'detect ms':>10}{'latency ms':>11}{'pictures/s':>11}{'MB/s':>7}  (per viewer)")
         for p, cpu, fps, dropped, det, lat, pps, mbs, msf in rows:

@@ -49,7 +49,7 @@ pub struct Cli {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ViewerVideoMode {
-    /// On where a GPU renders, off on CPU-only machines.
+    /// Every frame where a GPU renders, at most 10 a second on CPU-only machines.
     #[default]
     Auto,
     On,
@@ -121,10 +121,10 @@ pub struct SystemArgs {
     #[arg(long, env = "SPORTZ_NO_RECORDING")]
     pub no_recording: bool,
     /// Annotated live video for viewers on the match page (`GET /matches/{id}/video`, MJPEG):
-    /// each analysed frame drawn by the overlay's renderer (boxes, ids, ball trail) and
-    /// JPEG-encoded once for all viewers, only while someone watches. `auto`: on where a GPU
-    /// renders, off where the only renderer is the CPU (there it takes CPU time from the
-    /// analysis; figures in BENCHMARKS.md); `on` / `off` force it.
+    /// analysed frames drawn by the overlay's renderer (boxes, ids, ball trail) and
+    /// JPEG-encoded once for all viewers, only while someone watches. `auto`: every frame where
+    /// a GPU renders, at most 10 pictures a second where the only renderer is the CPU (each
+    /// costs ≈ 26 ms of CPU there; BENCHMARKS.md); `on`: every frame wherever; `off`: none.
     #[arg(long, env = "SPORTZ_VIEWER_VIDEO", value_enum, default_value_t = ViewerVideoMode::Auto)]
     pub viewer_video: ViewerVideoMode,
 }
