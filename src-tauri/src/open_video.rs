@@ -59,12 +59,13 @@ pub async fn open_video(state: &AppState, path: &Path) -> Result<MatchId, String
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::sync::Arc;
 
     use super::*;
 
-    async fn api(dir: &Path) -> (sportz_api::Api, tokio_util::sync::CancellationToken) {
+    /// An API on the in-process bus and a SQLite file in `dir` (operator token `t`).
+    pub(crate) async fn api(dir: &Path) -> (sportz_api::Api, tokio_util::sync::CancellationToken) {
         let bus = sportz_bus::ContractBus::new(Arc::new(sportz_bus::MemoryBus::new()));
         let store = sportz_store::open(&dir.join("t.sqlite3").display().to_string())
             .await

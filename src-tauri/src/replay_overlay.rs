@@ -99,6 +99,79 @@ impl ReplayFollower {
 mod tests {
     use super::*;
 
+    /// A frame message of match `m` at video time `t`, as a player sends it.
+    fn frame_line(m: MatchId, t: f64, (width, height): (u32, u32)) -> String {
+        Envelope {
+            match_id: m,
+            session_id: Some(sportz_contract::SessionId::generate()),
+            ts: 1.0,
+            seq: 1,
+            payload: Payload::Frame(Box::new(sportz_contract::FrameData {
+                frame_number: (t * 25.0) as u64,
+                video_timestamp: t,
+                timestamp: 1.0,
+                width,
+                height,
+                coordinate_mode: sportz_contract::CoordinateMode::Pixel,
+                ball: None,
+                trail: Vec::new(),
+                players: Vec::new(),
+                latency_ms: 0.0,
+                camera: None,
+                kits: None,
+            })),
+        }
+        .to_json()
+    }
+
+    /// A real API and a real clip: the follower draws each frame the player hands on, over the
+    /// match's file at that time, and knows when the player is gone.
+    #[test]
+    fn the_follower_draws_the_players_frames_over_the_matchs_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        sportz_synth::write_match(
+            &sportz_synth::SynthConfig {
+                width: 320,
+                height: 180,
+                duration_secs: 2.0,
+                cuts: false,
+                ..sportz_synth::SynthConfig::default()
+            },
+            5,
+            dir.path(),
+            |_| {},
+        )
+        .unwrap();
+        let clip = dir.path().join("match.mp4").display().to_string();
+        let (api, shutdown) = rt.block_on(crate::open_video::tests::api(dir.path()));
+        let mut new = sportz_store::NewMatch::new("Replayed", "Home", "Away");
+        new.video_source = Some(sportz_contract::worker::VideoSource::File(clip));
+        let m = rt
+            .block_on(sportz_api::service::matches::create_match(&api.state, new))
+            .unwrap()
+            .id;
+        assert!(
+            ReplayFollower::new(&api.state, rt.handle(), m, "no-player").is_none(),
+            "no such player"
+        );
+        let tap = api.state.replays.open("p1".into());
+        let mut follower = ReplayFollower::new(&api.state, rt.handle(), m, "p1").unwrap();
+        assert!(follower.next_scene().is_none(), "nothing sent yet");
+        assert_eq!(follower.has_video(), None);
+        tap.frame(&frame_line(m, 1.0, (320, 180)));
+        let scene = follower.next_scene().expect("the frame's scene");
+        let video = scene.video.expect("over the file's picture");
+        assert_eq!((video.width, video.height), (320, 180));
+        assert!(video.rgb.iter().any(|&b| b > 0), "a decoded picture");
+        assert_eq!(follower.has_video(), Some(true));
+        assert!(follower.next_scene().is_none(), "one scene per frame");
+        assert!(!follower.ended());
+        drop(tap);
+        assert!(follower.ended(), "the player is gone");
+        shutdown.cancel();
+    }
+
     #[test]
     fn the_player_comes_from_the_replay_route() {
         let m = MatchId::generate();

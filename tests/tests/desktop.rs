@@ -130,20 +130,9 @@ fn desktop_shows_the_ui_and_the_overlay_with_players_on_the_radar() {
     let runtime = tempfile::tempdir().unwrap();
     let web_data = tempfile::tempdir().unwrap(); // WebKit's storage (XDG_DATA_HOME)
     let port = sportz_testkit::free_port();
-    let mut cmd = Command::new(sportz_bin());
-    cmd.args(["--bind", &format!("127.0.0.1:{port}")])
-        .arg("--data-dir")
-        .arg(data.path())
-        .env("DISPLAY", &display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("SPORTZ_MODEL") // the built-in detector
-        .env("XDG_RUNTIME_DIR", runtime.path())
-        .env("XDG_DATA_HOME", web_data.path())
-        .env("SPORTZ_OPERATOR_TOKEN", "e2e-token")
-        .env("SPORTZ_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(data.path().join("desktop.log")).unwrap());
-    let app = Child(cmd.spawn().unwrap());
+    let log = data.path().join("desktop.log");
+    let mut cmd = desktop_app(&display, port, data.path(), runtime.path(), &log, &[]);
+    let app = Child(cmd.env("XDG_DATA_HOME", web_data.path()).spawn().unwrap());
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("desktop-screenshot.png");
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut app = app;
@@ -229,6 +218,32 @@ fn stored_operator_token(xdg_data: &Path) -> Option<String> {
     None
 }
 
+/// The desktop app on `display`, serving on `port` with `data` as its data dir and its log in
+/// `log`: the built-in detector, the operator token `e2e-token`, then `extra` flags.
+fn desktop_app(
+    display: &str,
+    port: u16,
+    data: &Path,
+    runtime: &Path,
+    log: &Path,
+    extra: &[&str],
+) -> Command {
+    let mut cmd = Command::new(sportz_bin());
+    cmd.args(["--bind", &format!("127.0.0.1:{port}")])
+        .args(extra)
+        .arg("--data-dir")
+        .arg(data)
+        .env("DISPLAY", display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("SPORTZ_MODEL")
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env("SPORTZ_OPERATOR_TOKEN", "e2e-token")
+        .env("SPORTZ_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).unwrap());
+    cmd
+}
+
 /// The names of the top-level windows on `display` (`xwininfo -root -tree`).
 fn window_names(display: &str) -> String {
     Command::new("xwininfo")
@@ -260,25 +275,16 @@ fn the_overlay_draws_a_match_whose_worker_runs_elsewhere_from_the_bus() {
     let port = sportz_testkit::free_port();
     let log = dir.path().join("desktop.log");
     let mut app = Child(
-        Command::new(sportz_bin())
-            .args([
-                "--bind",
-                &format!("127.0.0.1:{port}"),
-                "--redis",
-                &redis.url(),
-            ])
-            .arg("--data-dir")
-            .arg(dir.path().join("desktop"))
-            .env("DISPLAY", &display)
-            .env_remove("WAYLAND_DISPLAY")
-            .env_remove("SPORTZ_MODEL")
-            .env("XDG_RUNTIME_DIR", runtime.path())
-            .env("SPORTZ_OPERATOR_TOKEN", "e2e-token")
-            .env("SPORTZ_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap(),
+        desktop_app(
+            &display,
+            port,
+            &dir.path().join("desktop"),
+            runtime.path(),
+            &log,
+            &["--redis", &redis.url()],
+        )
+        .spawn()
+        .unwrap(),
     );
     // two synthetic matches (the demo and one more) for two workers of capacity 1: one of
     // them runs in the other process, whichever the workers took
@@ -377,21 +383,17 @@ fn a_video_opened_in_the_native_dialog_becomes_a_started_match() {
     let port = sportz_testkit::free_port();
     let log = dir.path().join("desktop.log");
     let mut app = Child(
-        Command::new(sportz_bin())
-            .args(["--bind", &format!("127.0.0.1:{port}"), "--no-demo"])
-            .arg("--data-dir")
-            .arg(dir.path().join("data"))
-            .env("DISPLAY", &display)
-            .env_remove("WAYLAND_DISPLAY")
-            .env_remove("SPORTZ_MODEL")
-            .env("XDG_RUNTIME_DIR", runtime.path())
-            .env("XDG_DATA_HOME", web_data.path())
-            .env("SPORTZ_OPERATOR_TOKEN", "e2e-token")
-            .env("SPORTZ_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap(),
+        desktop_app(
+            &display,
+            port,
+            &dir.path().join("data"),
+            runtime.path(),
+            &log,
+            &["--no-demo"],
+        )
+        .env("XDG_DATA_HOME", web_data.path())
+        .spawn()
+        .unwrap(),
     );
     let log_text = || std::fs::read_to_string(&log).unwrap_or_default();
     // Ctrl+O in the UI window (clicked first, so the page has the keyboard) until the dialog

@@ -36,31 +36,7 @@ async fn a_recorded_session_replays_with_play_pause_seek_and_speed() {
     let m: MatchId = created["id"].as_str().unwrap().parse().unwrap();
     let ses = record_session(&s, m, FRAMES, EVENTS).await;
     // recorded (once a second) and the events stored
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let r = s
-            .http
-            .get(format!(
-                "{}/matches/{m}/sessions/{ses}/export?format=jsonl",
-                s.base
-            ))
-            .send()
-            .await
-            .unwrap();
-        let ok = r.status() == 200;
-        let body = r.text().await.unwrap();
-        if ok
-            && body.contains("\"completed\"")
-            && body.matches("\"type\":\"event\"").count() as u64 == EVENTS
-        {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "not recorded: {body}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    recorded(&s, m, ses).await;
     let mut live = connect(&format!("{}/ws/matches/{m}", s.ws)).await;
 
     // the whole session at 4×: frames in order, the events among them, then "ended"

@@ -130,7 +130,8 @@ pub struct Tap {
 }
 
 impl Tap {
-    fn frame(&self, line: &str) {
+    /// Hands a frame's line to the followers (the player does so for every frame it sends).
+    pub fn frame(&self, line: &str) {
         if self.tx.receiver_count() > 0 {
             self.tx.send_replace(Some(Arc::from(line)));
         }
