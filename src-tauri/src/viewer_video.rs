@@ -70,7 +70,7 @@ pub fn canvas((width, height): (u32, u32)) -> (u32, u32) {
 /// [`CPU_PICTURES_PER_S`] where the only renderer is the CPU; `on`: every frame wherever.
 ///
 /// # Errors
-/// `on` was asked for and there is no renderer at all.
+/// The render thread cannot be started.
 pub fn start(mode: ViewerVideoMode) -> anyhow::Result<(ViewerVideo, Option<Sink>)> {
     if mode == ViewerVideoMode::Off {
         let why = "video for viewers is off on this server (started with --viewer-video off)";
@@ -78,11 +78,9 @@ pub fn start(mode: ViewerVideoMode) -> anyhow::Result<(ViewerVideo, Option<Sink>
     }
     let probe = match sportz_overlay::Offscreen::new(16, 16) {
         Ok(p) => p,
-        Err(e) if mode == ViewerVideoMode::On => {
-            anyhow::bail!("--viewer-video on, but there is nothing to render with: {e}")
-        }
         Err(e) => {
             let why = format!("video for viewers is off: this machine has no renderer ({e})");
+            tracing::warn!("{why}");
             return Ok((ViewerVideo::Off(why), None));
         }
     };
@@ -139,7 +137,9 @@ fn render_loop(rx: &Receiver<Job>, hub: &VideoHub) {
             match sportz_overlay::Offscreen::new(size.0, size.1) {
                 Ok(o) => off = Some(o),
                 Err(e) => {
-                    tracing::error!("video for viewers stopped: cannot render ({e})");
+                    let why = format!("video for viewers stopped: cannot render ({e})");
+                    tracing::error!("{why}");
+                    hub.stop(why);
                     return;
                 }
             }
@@ -158,7 +158,9 @@ fn render_loop(rx: &Receiver<Job>, hub: &VideoHub) {
                 failures += 1;
                 tracing::warn!("a picture for viewers was skipped: {e}");
                 if failures >= 25 {
-                    tracing::error!("video for viewers stopped after 25 failures in a row");
+                    let why = format!("video for viewers stopped after 25 failures in a row ({e})");
+                    tracing::error!("{why}");
+                    hub.stop(why);
                     return;
                 }
             }

@@ -59,6 +59,8 @@ struct Feed {
 #[derive(Debug, Default)]
 pub struct VideoHub {
     feeds: Mutex<HashMap<MatchId, Feed>>,
+    /// Why the renderer stopped, once it has (the route then answers 503 with it).
+    stopped: Mutex<Option<String>>,
 }
 
 /// Feeds of matches not analysed for this long are forgotten once nobody watches them.
@@ -112,6 +114,22 @@ impl VideoHub {
             rx.mark_changed();
         }
         Some(rx)
+    }
+
+    /// The renderer stopped for good (`why`, for viewers): current streams end, and the route
+    /// answers 503 with it.
+    pub fn stop(&self, why: String) {
+        *self.stopped.lock().unwrap_or_else(PoisonError::into_inner) = Some(why);
+        self.feeds().clear();
+    }
+
+    /// Why the renderer stopped, if it did.
+    #[must_use]
+    pub fn stopped(&self) -> Option<String> {
+        self.stopped
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Viewers of every match.
@@ -236,6 +254,19 @@ mod tests {
         // nothing new for the idle time: the stream ends and says so
         assert!(s.next().await.is_none());
         assert!(ended.load(std::sync::atomic::Ordering::SeqCst));
+    }
+
+    #[tokio::test]
+    async fn a_stopped_renderer_ends_the_streams_and_says_why() {
+        let hub = VideoHub::default();
+        let m = MatchId::generate();
+        hub.analysed(&m);
+        let mut s = Box::pin(stream(hub.subscribe(&m).unwrap(), IDLE_END, || {}));
+        assert_eq!(hub.stopped(), None);
+        hub.stop("the renderer failed".into());
+        assert!(s.next().await.is_none(), "the stream ends at once");
+        assert_eq!(hub.stopped().as_deref(), Some("the renderer failed"));
+        assert!(!hub.analysed(&m), "nobody watches any more");
     }
 
     #[tokio::test]

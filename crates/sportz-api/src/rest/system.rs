@@ -70,8 +70,8 @@ pub(crate) async fn health(State(st): S) -> Response {
         }),
         viewer_video: match &st.config.viewer_video {
             crate::video::ViewerVideo::On(hub) => ViewerVideoHealth {
-                on: true,
-                reason: None,
+                on: hub.stopped().is_none(),
+                reason: hub.stopped(),
                 viewers: hub.viewers(),
             },
             crate::video::ViewerVideo::Off(why) => ViewerVideoHealth {

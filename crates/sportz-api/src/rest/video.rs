@@ -22,7 +22,7 @@ use crate::video::{IDLE_END, ViewerVideo, content_type, stream};
         (status = 401, description = "This server requires a viewer token", body = crate::error::ErrorBody),
         (status = 404, description = "Unknown match", body = crate::error::ErrorBody),
         (status = 409, description = "The match is not being analysed in this process (not running, or its worker runs on another machine): the video exists only where the worker runs", body = crate::error::ErrorBody),
-        (status = 503, description = "This server does not render video for viewers (off by default where the only renderer is the CPU): the reason and how to turn it on", body = crate::error::ErrorBody)
+        (status = 503, description = "This server does not render video for viewers (started with --viewer-video off, no renderer, or the renderer failed): the reason", body = crate::error::ErrorBody)
     )
 )]
 pub(crate) async fn live_video(
@@ -35,6 +35,9 @@ pub(crate) async fn live_video(
         ViewerVideo::On(hub) => hub.clone(),
         ViewerVideo::Off(why) => return Err(ApiError::Unavailable(why.clone())),
     };
+    if let Some(why) = hub.stopped() {
+        return Err(ApiError::Unavailable(why));
+    }
     let rx = hub.subscribe(&id).ok_or_else(|| {
         ApiError::Conflict(format!(
             "match {id} is not being analysed in this process (not running, or its worker runs on another machine): its video exists only where its worker runs"
