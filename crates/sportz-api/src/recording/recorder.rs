@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use sportz_bus::{SubEvent, Topic};
 use sportz_contract::keys::Channel;
+use sportz_contract::status::SessionStatus;
 use sportz_contract::{Envelope, MatchId, Payload, SessionId};
 
 use super::file::Writer;
@@ -38,6 +39,25 @@ struct Recordings {
     settings: RecordingSettings,
     open: HashMap<SessionId, Open>,
     failed: HashSet<SessionId>,
+    /// The statuses each session's worker published, to tell the API's echoes of them (kept
+    /// after the session closes: an echo may come after the worker's next status, or after its
+    /// terminal one).
+    worker_status: HashMap<SessionId, HashSet<SessionStatus>>,
+}
+
+/// Whether `env` is the API's echo of a status the session's worker published (the API
+/// announces each status it applies once more, with `match_status` and `seq` 0, and not always
+/// before the worker's next one): recorded once, the worker's. Statuses only the API publishes
+/// (a takeover, a lost worker) are no echo.
+fn is_echo(env: &Envelope, worker_said: Option<&HashSet<SessionStatus>>) -> bool {
+    match &env.payload {
+        Payload::Status(d) => {
+            env.seq == 0
+                && d.status
+                    .is_some_and(|st| worker_said.is_some_and(|said| said.contains(&st)))
+        }
+        _ => false,
+    }
 }
 
 impl Recordings {
@@ -45,6 +65,14 @@ impl Recordings {
         let Some(s) = env.session_id else { return };
         if self.failed.contains(&s) {
             return;
+        }
+        if let Payload::Status(d) = &env.payload {
+            if is_echo(env, self.worker_status.get(&s)) {
+                return;
+            }
+            if let (Some(status), true) = (d.status, env.seq > 0) {
+                self.worker_status.entry(s).or_default().insert(status);
+            }
         }
         let path = self.settings.path(env.match_id, s);
         let open = self.open.entry(s).or_insert_with(|| Open {
@@ -127,6 +155,7 @@ pub async fn run(state: Arc<AppState>) {
         settings,
         open: HashMap::new(),
         failed: HashSet::new(),
+        worker_status: HashMap::new(),
     };
     rec.prune(&state);
     // events are not recorded here: the store has each of them (exports read them there)
@@ -176,4 +205,50 @@ pub async fn run(state: Arc<AppState>) {
         rec.flush(&state, &std::mem::take(&mut ended));
     }
     rec.flush(&state, &[]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(seq: u64, st: SessionStatus, match_status: bool) -> Envelope {
+        Envelope {
+            match_id: MatchId::generate(),
+            session_id: Some(SessionId::generate()),
+            ts: 1.0,
+            seq,
+            payload: Payload::Status(sportz_contract::StatusData {
+                status: Some(st),
+                match_status: match_status
+                    .then_some(sportz_contract::status::MatchStatus::Processing),
+                message: None,
+                worker_id: Some("w".into()),
+            }),
+        }
+    }
+
+    #[test]
+    fn the_apis_echo_of_a_worker_status_is_told_apart() {
+        let said: HashSet<SessionStatus> =
+            [SessionStatus::Processing, SessionStatus::Completed].into();
+        // the API's copy of what the worker said, even after the worker's next status: an echo
+        assert!(is_echo(
+            &status(0, SessionStatus::Processing, true),
+            Some(&said)
+        ));
+        assert!(is_echo(
+            &status(0, SessionStatus::Completed, true),
+            Some(&said)
+        ));
+        // the worker's own (seq > 0), a status it never said, or a session it never spoke for
+        assert!(!is_echo(
+            &status(4, SessionStatus::Processing, false),
+            Some(&said)
+        ));
+        assert!(!is_echo(
+            &status(0, SessionStatus::Failed, true),
+            Some(&said)
+        ));
+        assert!(!is_echo(&status(0, SessionStatus::Starting, true), None));
+    }
 }
