@@ -378,9 +378,6 @@ async fn take_over(
         None
     };
     config.start_at = at;
-    let (_, session) = crate::service::sessions::start_session(state, m, config)
-        .await
-        .map_err(|e| e.to_string())?;
     let from = lost_worker.as_deref().unwrap_or("an unknown worker");
     let message = match at {
         Some(t) => format!(
@@ -392,6 +389,12 @@ async fn take_over(
             spare.worker_id
         ),
     };
+    // the message is on the match from the session's first write: no client sees the new
+    // session `starting` without it
+    let (_, session) =
+        crate::service::sessions::start_session(state, m, config, Some(message.clone()))
+            .await
+            .map_err(|e| e.to_string())?;
     tracing::warn!(match_id = %m.id, %lost, %session, "{message}");
     let update = SessionStatusUpdate {
         message: Some(message.clone()),

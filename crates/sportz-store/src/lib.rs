@@ -89,9 +89,16 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     // ---- processing sessions ----
 
     /// Starts a session: records it (`starting`, with the match's current configuration), makes it
-    /// the match's current session and sets the match `starting`. A previous current session
-    /// that had not ended is marked `stopped` (superseded). `Conflict` without a video source.
-    async fn create_session(&self, match_id: MatchId, session_id: SessionId) -> Result<Session>;
+    /// the match's current session and sets the match `starting` with `status_message` (in the
+    /// same transaction: a takeover's "taken over from …" is never missing from the new
+    /// session's first state). A previous current session that had not ended is marked
+    /// `stopped` (superseded). `Conflict` without a video source.
+    async fn create_session(
+        &self,
+        match_id: MatchId,
+        session_id: SessionId,
+        status_message: Option<String>,
+    ) -> Result<Session>;
     /// Records a worker's status update on its session, and on the match when
     /// [`sportz_contract::status::decide_status_update`] says so (the match's current session and
     /// the desired state the caller read from the control key decide).

@@ -41,11 +41,11 @@ async fn restart_shows_the_new_sessions_events(store: Arc<dyn Store>) {
     };
     // the first session ran far into the video ...
     let s1 = SessionId::generate();
-    store.create_session(m.id, s1).await.unwrap();
+    store.create_session(m.id, s1, None).await.unwrap();
     insert(s1, 1_000..1_010).await;
     // ... the restart starts again near the beginning
     let s2 = SessionId::generate();
-    store.create_session(m.id, s2).await.unwrap();
+    store.create_session(m.id, s2, None).await.unwrap();
     insert(s2, 5..8).await;
 
     let recent = store.recent_events(m.id, 5).await.unwrap();
@@ -82,7 +82,7 @@ async fn events_after_an_id(store: Arc<dyn Store>) {
     new.video_source = Some(VideoSource::Synthetic(1));
     let m = store.create_match(new).await.unwrap();
     let s = SessionId::generate();
-    store.create_session(m.id, s).await.unwrap();
+    store.create_session(m.id, s, None).await.unwrap();
     let mut ids = Vec::new();
     for f in [10, 20, 15, 30, 40] {
         let data = event(f);

@@ -279,18 +279,18 @@ async fn story(store: Arc<dyn Store>) {
         .unwrap();
     is_conflict(
         store
-            .create_session(no_source.id, SessionId::generate())
+            .create_session(no_source.id, SessionId::generate(), None)
             .await,
         "no video source",
     );
     is_not_found(
         store
-            .create_session(MatchId::generate(), SessionId::generate())
+            .create_session(MatchId::generate(), SessionId::generate(), None)
             .await,
         "match",
     );
     let s1 = SessionId::generate();
-    let ses1 = store.create_session(m.id, s1).await.unwrap();
+    let ses1 = store.create_session(m.id, s1, None).await.unwrap();
     assert_eq!(ses1.status, SessionStatus::Starting);
     assert_eq!(ses1.config.confidence_threshold, 0.4);
     assert_eq!(ses1.config.target_fps, Some(12.5));
@@ -383,11 +383,20 @@ async fn story(store: Arc<dyn Store>) {
         StatusDecision::Apply(MatchStatus::Processing)
     );
 
-    // a restart supersedes session 1: its updates no longer touch the match
+    // a restart supersedes session 1: its updates no longer touch the match; the new session's
+    // message (a takeover says who took it over) is on the match from the same write
     let s2 = SessionId::generate();
-    store.create_session(m.id, s2).await.unwrap();
+    store
+        .create_session(m.id, s2, Some("taken over from w1".into()))
+        .await
+        .unwrap();
+    let taken = store.get_match(m.id).await.unwrap();
+    assert_eq!(
+        (taken.status, taken.status_message.as_deref()),
+        (MatchStatus::Starting, Some("taken over from w1"))
+    );
     is_conflict(
-        store.create_session(m.id, s2).await,
+        store.create_session(m.id, s2, None).await,
         "session already exists",
     );
     assert_eq!(

@@ -125,11 +125,12 @@ async fn new_session(state: &AppState, m: &Match) -> ApiResult<Match> {
     let config = m
         .session_config()
         .ok_or_else(|| refusal(Action::Start, m))?;
-    start_session(state, m, config).await.map(|(m, _)| m)
+    start_session(state, m, config, None).await.map(|(m, _)| m)
 }
 
 /// Starts a new session of `m` with `config` (the match's current one is superseded): the
-/// session row, the control key, the start command. Also the watchdog's takeover.
+/// session row (with `message` on the match from the same write), the control key, the start
+/// command. Also the watchdog's takeover.
 ///
 /// # Errors
 /// The store refuses the session, or the bus the control key or the command (the session is
@@ -138,9 +139,10 @@ pub(crate) async fn start_session(
     state: &AppState,
     m: &Match,
     config: sportz_contract::worker::SessionConfig,
+    message: Option<String>,
 ) -> ApiResult<(Match, SessionId)> {
     let s = SessionId::generate();
-    state.store.create_session(m.id, s).await?;
+    state.store.create_session(m.id, s, message).await?;
     let sent = async {
         state
             .bus

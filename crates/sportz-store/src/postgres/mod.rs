@@ -375,7 +375,12 @@ impl Store for PgStore {
         Ok(commentary_page(rows, start.limit))
     }
 
-    async fn create_session(&self, match_id: MatchId, session_id: SessionId) -> Result<Session> {
+    async fn create_session(
+        &self,
+        match_id: MatchId,
+        session_id: SessionId,
+        status_message: Option<String>,
+    ) -> Result<Session> {
         let e = pg_err("create session");
         let mut tx = self.begin("create session").await?;
         let mut m = load_match(&mut tx, match_id, true).await?;
@@ -401,7 +406,7 @@ impl Store for PgStore {
         .map_err(&e)?;
         m.current_session_id = Some(session_id);
         m.status = MatchStatus::Starting;
-        m.status_message = None;
+        m.status_message = status_message;
         m.updated_at = at;
         save_match(&mut tx, &m).await?;
         tx.commit().await.map_err(&e)?;

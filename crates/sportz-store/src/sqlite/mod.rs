@@ -660,7 +660,12 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn create_session(&self, match_id: MatchId, session_id: SessionId) -> Result<Session> {
+    async fn create_session(
+        &self,
+        match_id: MatchId,
+        session_id: SessionId,
+        status_message: Option<String>,
+    ) -> Result<Session> {
         self.write("create session", move |tx| {
             let mut m = load_match(tx, match_id)?;
             let at = now();
@@ -688,7 +693,7 @@ impl Store for SqliteStore {
             .map_err(sqlite_err("create session"))?;
             m.current_session_id = Some(session_id);
             m.status = MatchStatus::Starting;
-            m.status_message = None;
+            m.status_message = status_message;
             m.updated_at = at;
             save_match(tx, &m)?;
             Ok(session)
