@@ -24,34 +24,36 @@ impl Drop for Child {
     }
 }
 
-/// A private X server on a free display number.
+/// A private X server on a display number it picks itself (`-displayfd`: Xvfb binds the first
+/// free one and writes its number), so tests running at once never share a display — probing
+/// for a free number and then starting Xvfb raced when two tests picked the same one.
 fn xvfb() -> (Child, String) {
-    for n in 90..140 {
-        if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-            || Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        {
-            continue;
-        }
-        let display = format!(":{n}");
-        let child = Command::new("Xvfb")
-            .args([&display, "-screen", "0", "1920x1080x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb (apt install xvfb; scripts/setup installs it)");
-        let mut child = Child(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
-                return (child, display);
-            }
-            if child.0.try_wait().unwrap().is_some() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-    panic!("could not start Xvfb on any display :90–:139");
+    use std::io::BufRead as _;
+    let mut child = Command::new("Xvfb")
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            "1920x1080x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Xvfb (apt install xvfb; scripts/setup installs it)");
+    let stdout = child.stdout.take().expect("Xvfb's stdout");
+    let child = Child(child);
+    let mut line = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("Xvfb's display number");
+    let n: u32 = line
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("Xvfb did not start (it wrote {line:?} for its display)"));
+    (child, format!(":{n}"))
 }
 
 fn screenshot(display: &str, out: &Path) -> Option<RgbaImage> {
@@ -438,7 +440,14 @@ fn a_video_opened_in_the_native_dialog_becomes_a_started_match() {
         let api = sportz_e2e::Api::new(port, "e2e-token");
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            let list = api.get("/matches").await;
+            if let Some(status) = app.0.try_wait().unwrap() {
+                panic!("the desktop app exited ({status}):\n{}", log_text());
+            }
+            // a transport error (a pooled connection the server just closed) is asked again
+            let list = match api.http.get(format!("{}/matches", api.base)).send().await {
+                Ok(r) => r.json::<serde_json::Value>().await.unwrap_or_default(),
+                Err(_) => serde_json::Value::Null,
+            };
             let found = list["data"]
                 .as_array()
                 .and_then(|a| a.iter().find(|m| m["name"] == "Dialog derby"))
