@@ -42,9 +42,15 @@ pub struct ReplayVideo {
     source: VideoSource,
     size: (u32, u32),
     fps: f64,
-    decoder: Option<(Child, ChildStdout)>,
-    /// The video time of the decoder's next picture.
-    next: Option<f64>,
+    decoder: Option<Decoder>,
+}
+
+/// A running ffmpeg and the video time of the next picture it writes.
+#[derive(Debug)]
+struct Decoder {
+    child: Child,
+    stdout: ChildStdout,
+    next: f64,
 }
 
 impl ReplayVideo {
@@ -66,7 +72,6 @@ impl ReplayVideo {
             size,
             fps: probe.fps,
             decoder: None,
-            next: None,
         })
     }
 
@@ -77,44 +82,47 @@ impl ReplayVideo {
             .spawn()
             .ok()?;
         let stdout = child.stdout.take()?;
-        self.decoder = Some((child, stdout));
-        self.next = Some(t);
+        self.decoder = Some(Decoder {
+            child,
+            stdout,
+            next: t,
+        });
         Some(())
     }
 
     fn stop(&mut self) {
-        if let Some((mut child, _)) = self.decoder.take() {
-            let _ = child.kill();
-            let _ = child.wait();
+        if let Some(mut d) = self.decoder.take() {
+            let _ = d.child.kill();
+            let _ = d.child.wait();
         }
-        self.next = None;
     }
 
-    fn read_one(&mut self) -> Option<Vec<u8>> {
-        let (_, stdout) = self.decoder.as_mut()?;
-        let mut rgb = vec![0u8; self.size.0 as usize * self.size.1 as usize * 3];
-        if stdout.read_exact(&mut rgb).is_err() {
+    /// Reads the decoder's next picture into `rgb` (one picture's size).
+    fn read_into(&mut self, rgb: &mut [u8]) -> Option<()> {
+        let d = self.decoder.as_mut()?;
+        if d.stdout.read_exact(rgb).is_err() {
             self.stop(); // the end of the file, or the decoder failed
             return None;
         }
-        self.next = self.next.map(|n| n + 1.0 / self.fps);
-        Some(rgb)
+        d.next += 1.0 / self.fps;
+        Some(())
     }
 
     /// The picture at video time `t`; `None` past the end of the file.
     pub fn at(&mut self, t: f64) -> Option<VideoImage> {
         let dt = 1.0 / self.fps;
-        let skip = match step(self.next, t, dt) {
+        let skip = match step(self.decoder.as_ref().map(|d| d.next), t, dt) {
             Step::Restart => {
                 self.start(t)?;
                 0
             }
             Step::Read { skip } => skip,
         };
-        for _ in 0..skip {
-            self.read_one()?;
+        // the pictures a fast replay jumps over all go through one buffer
+        let mut rgb = vec![0u8; self.size.0 as usize * self.size.1 as usize * 3];
+        for _ in 0..=skip {
+            self.read_into(&mut rgb)?;
         }
-        let rgb = self.read_one()?;
         Some(VideoImage {
             width: self.size.0,
             height: self.size.1,

@@ -31,12 +31,7 @@ async fn next_of(ws: &mut Ws, types: &[&str], secs: u64) -> Value {
 #[tokio::test]
 async fn a_recorded_session_replays_with_play_pause_seek_and_speed() {
     let dir = tempfile::tempdir().unwrap();
-    let s = recording_server(&dir).await;
-    let created = s.synthetic_match().await;
-    let m: MatchId = created["id"].as_str().unwrap().parse().unwrap();
-    let ses = record_session(&s, m, FRAMES, EVENTS).await;
-    // recorded (once a second) and the events stored
-    recorded(&s, m, ses).await;
+    let (s, m, ses) = recorded_session(&dir).await;
     let mut live = connect(&format!("{}/ws/matches/{m}", s.ws)).await;
 
     // the whole session at 4×: frames in order, the events among them, then "ended"
@@ -145,6 +140,17 @@ async fn a_recorded_session_replays_with_play_pause_seek_and_speed() {
     assert!(reason.contains("has no session"), "{reason}");
 }
 
+/// A recording server with one synthetic match whose session ([`FRAMES`] frames, [`EVENTS`]
+/// events) is recorded (once a second) and its events stored.
+async fn recorded_session(dir: &tempfile::TempDir) -> (Server, MatchId, SessionId) {
+    let s = recording_server(dir).await;
+    let created = s.synthetic_match().await;
+    let m: MatchId = created["id"].as_str().unwrap().parse().unwrap();
+    let ses = record_session(&s, m, FRAMES, EVENTS).await;
+    recorded(&s, m, ses).await;
+    (s, m, ses)
+}
+
 /// Waits until the session is recorded (its last status and every event in the export).
 async fn recorded(s: &Server, m: MatchId, ses: SessionId) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -177,11 +183,7 @@ async fn recorded(s: &Server, m: MatchId, ses: SessionId) {
 #[tokio::test]
 async fn a_follower_in_the_process_sees_the_frames_the_player_sends() {
     let dir = tempfile::tempdir().unwrap();
-    let s = recording_server(&dir).await;
-    let created = s.synthetic_match().await;
-    let m: MatchId = created["id"].as_str().unwrap().parse().unwrap();
-    let ses = record_session(&s, m, FRAMES, EVENTS).await;
-    recorded(&s, m, ses).await;
+    let (s, m, ses) = recorded_session(&dir).await;
     let mut ws = connect(&format!("{}/ws/matches/{m}?replay={ses}", s.ws)).await;
     let first = next_of(&mut ws, &["replay"], 5).await;
     let player = first["data"]["player"].as_str().unwrap().to_owned();
