@@ -91,7 +91,11 @@ async function stopServer(child) {
 // ------------------------------------------------------------------ tiny runner
 const results = [];
 let skipped = 0;
+// SPORTZ_E2E_ONLY=<text>: run only the scenarios whose name contains it (the others are counted
+// as skipped, with that reason); for a developer repeating one scenario, never set in CI.
+const ONLY = process.env.SPORTZ_E2E_ONLY;
 async function scenario(name, fn, skipReason) {
+  if (!skipReason && ONLY && !name.includes(ONLY)) skipReason = `not selected by SPORTZ_E2E_ONLY=${ONLY}`;
   if (skipReason) {
     skipped += 1;
     console.log(`SKIPPED ${name}: ${skipReason}`);

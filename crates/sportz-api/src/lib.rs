@@ -25,6 +25,7 @@
 //! | [`auth`], [`ratelimit`], [`metrics`] | tokens, per-client limits, Prometheus metrics |
 
 pub mod auth;
+pub mod catch_up;
 pub mod centre;
 pub mod consumers;
 pub mod dto;

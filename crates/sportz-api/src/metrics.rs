@@ -114,7 +114,7 @@ impl Metrics {
             Pushed::Overflowed => {
                 self.overflow_closes.get_or_create(&ep(endpoint)).inc();
             }
-            Pushed::Queued | Pushed::Closing => {}
+            Pushed::Queued | Pushed::Closing | Pushed::AlreadySent => {}
         }
     }
 

@@ -5,11 +5,20 @@
 //! Messages are [`Text`]: one serialisation per broadcast, shared by reference count across
 //! every socket it goes to (no copy per client). The writer takes everything queued at once
 //! ([`Next::Send`] carries a batch) so a busy socket gets one write for many messages.
+//!
+//! An event goes to a client once: the snapshot, the relay and the late catch-up (see
+//! `crate::catch_up`) can each hold the same event, and the queue sends each event id only the first
+//! time (it remembers the last [`REMEMBERED_EVENTS`] it sent).
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use sportz_contract::EventId;
 use tokio::sync::Notify;
+
+/// How many sent event ids a client's queue remembers to send each event once (a match has a few
+/// hundred events; past this the oldest ids are forgotten).
+pub const REMEMBERED_EVENTS: usize = 4096;
 
 /// Close code for a client whose queue overflowed: reconnect and re-sync from the snapshot.
 pub const CLOSE_TOO_SLOW: u16 = 4008;
@@ -32,8 +41,33 @@ pub enum Next {
 #[derive(Debug, Default)]
 struct State {
     frame: Option<Text>,
-    reliable: VecDeque<Text>,
+    /// Messages in order; an event carries its id.
+    reliable: VecDeque<(Text, Option<EventId>)>,
     close: Option<(u16, String)>,
+    sent: SentEvents,
+}
+
+/// The event ids a client was sent, oldest forgotten first.
+#[derive(Debug, Default)]
+struct SentEvents {
+    ids: HashSet<EventId>,
+    order: VecDeque<EventId>,
+}
+
+impl SentEvents {
+    /// Records an id; false when it was sent already.
+    fn first_time(&mut self, id: EventId) -> bool {
+        if !self.ids.insert(id) {
+            return false;
+        }
+        self.order.push_back(id);
+        if self.order.len() > REMEMBERED_EVENTS
+            && let Some(old) = self.order.pop_front()
+        {
+            self.ids.remove(&old);
+        }
+        true
+    }
 }
 
 #[derive(Debug)]
@@ -53,6 +87,8 @@ pub enum Pushed {
     Overflowed,
     /// The client is already closing.
     Closing,
+    /// An event this client was sent already: not queued again.
+    AlreadySent,
 }
 
 impl ClientQueue {
@@ -88,10 +124,31 @@ impl ClientQueue {
 
     /// Queues a message that must not be lost.
     pub fn push(&self, msg: Text) -> Pushed {
+        self.push_reliable(msg, None)
+    }
+
+    /// Queues an event message: reliable, and sent only if this client was not sent that event
+    /// already.
+    pub fn push_event(&self, id: EventId, msg: Text) -> Pushed {
+        self.push_reliable(msg, Some(id))
+    }
+
+    /// Notes events this client got another way (the snapshot), so they are not sent again.
+    pub fn mark_sent(&self, ids: impl IntoIterator<Item = EventId>) {
+        let mut s = self.lock();
+        for id in ids {
+            s.sent.first_time(id);
+        }
+    }
+
+    fn push_reliable(&self, msg: Text, event: Option<EventId>) -> Pushed {
         let out = {
             let mut s = self.lock();
             if s.close.is_some() {
                 return Pushed::Closing;
+            }
+            if event.is_some_and(|id| s.sent.ids.contains(&id)) {
+                return Pushed::AlreadySent;
             }
             if s.reliable.len() >= self.capacity {
                 s.close = Some((
@@ -102,7 +159,7 @@ impl ClientQueue {
                 s.frame = None;
                 Pushed::Overflowed
             } else {
-                s.reliable.push_back(msg);
+                s.reliable.push_back((msg, event));
                 Pushed::Queued
             }
         };
@@ -126,10 +183,16 @@ impl ClientQueue {
         loop {
             let notified = self.notify.notified();
             {
-                let mut s = self.lock();
-                if !s.reliable.is_empty() || s.frame.is_some() {
-                    let mut batch: Vec<Text> = s.reliable.drain(..).collect();
-                    batch.extend(s.frame.take());
+                let mut guard = self.lock();
+                let s = &mut *guard;
+                let mut batch: Vec<Text> = Vec::with_capacity(s.reliable.len() + 1);
+                for (msg, event) in s.reliable.drain(..) {
+                    if event.is_none_or(|id| s.sent.first_time(id)) {
+                        batch.push(msg);
+                    }
+                }
+                batch.extend(s.frame.take());
+                if !batch.is_empty() {
                     return Next::Send(batch);
                 }
                 if let Some((code, reason)) = s.close.clone() {
@@ -175,6 +238,47 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[tokio::test]
+    async fn an_event_is_sent_once_however_often_it_is_queued() {
+        let q = ClientQueue::new(8);
+        let (a, b, c) = (
+            EventId::generate(),
+            EventId::generate(),
+            EventId::generate(),
+        );
+        q.mark_sent([a]);
+        assert_eq!(q.push_event(a, m("a again")), Pushed::AlreadySent);
+        q.push_event(b, m("b"));
+        q.push(m("status"));
+        q.push_event(b, m("b again"));
+        assert_eq!(q.next().await, Next::Send(vec![m("b"), m("status")]));
+        assert_eq!(q.push_event(b, m("b later")), Pushed::AlreadySent);
+        q.push_event(c, m("c"));
+        assert_eq!(q.next().await, Next::Send(vec![m("c")]));
+        // only duplicates queued: nothing to send, the writer keeps waiting
+        q.push_event(c, m("c again"));
+        let waited = tokio::time::timeout(std::time::Duration::from_millis(50), q.next()).await;
+        assert!(
+            waited.is_err(),
+            "a batch of duplicates is not a send: {waited:?}"
+        );
+    }
+
+    #[test]
+    fn the_oldest_sent_ids_are_forgotten_past_the_limit() {
+        let mut sent = SentEvents::default();
+        let ids: Vec<EventId> = (0..=REMEMBERED_EVENTS)
+            .map(|_| EventId::generate())
+            .collect();
+        assert!(ids.iter().all(|id| sent.first_time(*id)));
+        assert_eq!(sent.ids.len(), REMEMBERED_EVENTS);
+        assert!(sent.first_time(ids[0]), "the oldest was forgotten");
+        assert!(
+            !sent.first_time(ids[REMEMBERED_EVENTS]),
+            "the newest is remembered"
+        );
     }
 
     #[tokio::test]

@@ -86,12 +86,16 @@ impl MatchRelays {
                 match item {
                     MatchFeed::Message(env) => {
                         let frame = env.message_type() == MessageType::Frame;
+                        let event = match &env.payload {
+                            Payload::Event(e) => Some(e.event_id),
+                            _ => None,
+                        };
                         let text = Text::from(env.to_json());
                         for q in targets {
-                            let pushed = if frame {
-                                q.push_frame(text.clone())
-                            } else {
-                                q.push(text.clone())
+                            let pushed = match event {
+                                _ if frame => q.push_frame(text.clone()),
+                                Some(id) => q.push_event(id, text.clone()),
+                                None => q.push(text.clone()),
                             };
                             metrics.record_push("ws_match", pushed);
                         }

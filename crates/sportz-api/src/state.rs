@@ -43,6 +43,10 @@ pub struct ApiConfig {
     pub watchdog_every: Duration,
     /// Reliable messages a client may have unsent before it is closed with 4008.
     pub client_queue: usize,
+    /// When a new live client's store is read again for events persisted after its snapshot
+    /// (delays from its join; `crate::catch_up`): covers the persister's lag, longest just after
+    /// the bus comes back (it retries every second).
+    pub catch_up: Vec<Duration>,
     /// Request body and WebSocket message limit.
     pub max_message_bytes: usize,
     /// Which match sources a still (and the automatic calibration) may open: the worker's rule
@@ -73,6 +77,7 @@ impl Default for ApiConfig {
             start_timeout: Duration::from_secs(45),
             watchdog_every: Duration::from_secs(1),
             client_queue: 1024,
+            catch_up: [1, 3, 10, 30].map(Duration::from_secs).to_vec(),
             max_message_bytes: 1 << 20,
             source_policy: sportz_guard::SourcePolicy::default(),
             recordings: None,

@@ -9,7 +9,8 @@
 //! match is active; metrics; the last 50 events), then the relay of the match's channels. A
 //! client that reconnects with `?since=<event_id>` (the newest event it saw) gets every event
 //! stored after that one instead of the last 50 (recovery: a network blip loses no event; an id
-//! the match does not have gets the usual 50).
+//! the match does not have gets the usual 50). The store is read again a few times after the
+//! snapshot for events persisted late (`crate::catch_up`); each event reaches a client once.
 //! Unknown match → close 4404; bus unavailable → `error` message then close 1011; client `ping`
 //! text (any text) is ignored. With `?replay=<session>` the socket plays a recorded session
 //! back instead (`crate::recording::replay`: pace, play/pause/seek/speed from the client);
@@ -34,7 +35,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use sportz_bus::BusError;
 use sportz_contract::match_centre::{ClientMessage, ServerMessage};
-use sportz_contract::{Envelope, MatchId, Payload, StatusData};
+use sportz_contract::{Envelope, EventId, MatchId, Payload, StatusData};
 
 use crate::error::ApiError;
 use crate::queue::{ClientQueue, Next};
@@ -77,7 +78,7 @@ pub struct WsQuery {
 }
 
 /// The most missed events one reconnect replays (beyond that, the newest 50 follow too).
-const MAX_RECOVERED_EVENTS: u32 = 1000;
+const MAX_RECOVERED_EVENTS: u32 = crate::catch_up::MAX_EVENTS;
 
 /// Same-origin (the Origin's host is the Host header), an allowed origin, or no Origin at all
 /// (not a browser).
@@ -321,10 +322,7 @@ pub async fn live(
         return r;
     }
     let refused = refusal(&st, &headers, q.token.as_deref()).await;
-    let since = q
-        .since
-        .as_deref()
-        .and_then(|s| s.parse::<sportz_contract::EventId>().ok());
+    let since = q.since.as_deref().and_then(|s| s.parse::<EventId>().ok());
     let (replay, at, speed) = (q.replay, q.at, q.speed);
     let max = st.config.max_message_bytes;
     tune(ws, max).on_upgrade(move |mut socket| async move {
@@ -362,8 +360,8 @@ pub async fn live(
             Ok(()) => snapshot(&st, &row, since).await,
             Err(e) => Err(BusError::Unavailable(e.to_string())),
         };
-        let messages = match snapshot {
-            Ok(msgs) => msgs,
+        let (messages, events) = match snapshot {
+            Ok(s) => s,
             Err(e) => {
                 let _ = socket
                     .send(Message::Text(bus_error_message(m, &e.to_string()).into()))
@@ -373,6 +371,16 @@ pub async fn live(
             }
         };
         st.metrics.connected("ws_match", 1);
+        let after = events.last().copied().or(since);
+        queue.mark_sent(events);
+        let late = tokio::spawn(crate::catch_up::run(
+            st.clone(),
+            m,
+            after,
+            queue.clone(),
+            st.config.catch_up.clone(),
+        ));
+        let _stop_late = AbortOnDrop(late.abort_handle());
         for text in messages {
             if socket.send(Message::Text(text.into())).await.is_err() {
                 break;
@@ -466,11 +474,12 @@ async fn replay_session(
 }
 
 /// The snapshot a new live client gets, in the seed's order; with `since`, the events it missed.
+/// Also the ids of the events in it, oldest stored first.
 async fn snapshot(
     st: &AppState,
     row: &sportz_store::Match,
-    since: Option<sportz_contract::EventId>,
-) -> Result<Vec<String>, BusError> {
+    since: Option<EventId>,
+) -> Result<(Vec<String>, Vec<EventId>), BusError> {
     let m = row.id;
     let session = match row.current_session_id {
         Some(s) => st.store.get_session(s).await.ok(),
@@ -529,19 +538,12 @@ async fn snapshot(
         }
         None => st.store.recent_events(m, 50).await.map_err(store_err)?,
     };
-    for e in events {
-        out.push(
-            Envelope {
-                match_id: m,
-                session_id: e.session_id,
-                ts: e.created_at.unix_timestamp_nanos() as f64 / 1e9,
-                seq: 0,
-                payload: Payload::Event(e.data),
-            }
-            .to_json(),
-        );
+    let mut ids = Vec::with_capacity(events.len());
+    for e in &events {
+        out.push(crate::catch_up::event_message(m, e));
+        ids.push(e.data.event_id);
     }
-    Ok(out)
+    Ok((out, ids))
 }
 
 #[cfg(test)]

@@ -436,6 +436,71 @@ async fn a_reconnect_with_since_gets_every_missed_event() {
     assert_eq!(unknown, ids[30..], "an id the match never had: the last 50");
 }
 
+/// The persister's lag: an event published before a client joined (so the relay never carried it
+/// to that client) but stored after its snapshot was read (so the snapshot lacked it) still
+/// reaches the client, from the store read again after the join; and an event that came both
+/// ways (relay and store) reaches it once. Seen in the browser test of a Redis restart: the
+/// worker's outbox published while the persister was still retrying.
+#[tokio::test]
+async fn an_event_stored_after_the_snapshot_still_reaches_the_client_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = sportz_api::state::ApiConfig {
+        catch_up: vec![Duration::from_millis(400), Duration::from_millis(1200)],
+        ..test_config()
+    };
+    let s = start(memory_bus(), sqlite_store(&dir).await, config).await;
+    let m = s.synthetic_match().await["id"].as_str().unwrap().to_owned();
+    let (_, started) = s.op("POST", &format!("/matches/{m}/start"), None).await;
+    let ses = started["data"]["currentSessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let event = |seq: u64| {
+        let mut ev = envelope("event.json", &m, &ses, seq);
+        let Payload::Event(e) = &mut ev.payload else {
+            unreachable!("event.json is an event")
+        };
+        e.event_id = EventId::generate();
+        (e.event_id.to_string(), ev)
+    };
+    let mut live = connect(&format!("{}/ws/matches/{m}", s.ws)).await;
+    assert_eq!(recv(&mut live, 5).await["type"], "status", "the snapshot");
+    // stored without being published: what a late persister does after the client joined
+    let (late, stored) = event(1);
+    let Payload::Event(data) = stored.payload else {
+        unreachable!()
+    };
+    s.store
+        .insert_event(sportz_store::NewEvent {
+            match_id: stored.match_id,
+            session_id: stored.session_id,
+            data,
+        })
+        .await
+        .unwrap();
+    // published the usual way (relay, then the persister): the catch-up reads find it stored too
+    let (both, published) = event(2);
+    s.bus.publish(&published).await.unwrap();
+    let mut got = Vec::new();
+    while let Ok(Some(Ok(msg))) = tokio::time::timeout(
+        Duration::from_millis(2500),
+        futures_util::StreamExt::next(&mut live),
+    )
+    .await
+    {
+        if let tokio_tungstenite::tungstenite::Message::Text(t) = msg {
+            let v: Value = serde_json::from_str(t.as_str()).unwrap();
+            if v["type"] == "event" {
+                got.push(v["data"]["event_id"].as_str().unwrap().to_owned());
+            }
+        }
+    }
+    got.sort();
+    let mut want = vec![late, both];
+    want.sort();
+    assert_eq!(got, want, "each event once, the late one included");
+}
+
 #[tokio::test]
 async fn the_same_event_delivered_twice_is_stored_once() {
     let redis = own_redis();
