@@ -367,6 +367,22 @@ async fn worker_statuses_update_the_match_and_superseded_ones_are_ignored() {
     keeper.abort();
 }
 
+/// The ids of the events a socket receives until it is quiet for `quiet`, in arrival order.
+async fn event_ids_until_quiet(ws: &mut Ws, quiet: Duration) -> Vec<String> {
+    let mut got = Vec::new();
+    while let Ok(Some(Ok(msg))) =
+        tokio::time::timeout(quiet, futures_util::StreamExt::next(ws)).await
+    {
+        if let tokio_tungstenite::tungstenite::Message::Text(t) = msg {
+            let v: Value = serde_json::from_str(t.as_str()).unwrap();
+            if v["type"] == "event" {
+                got.push(v["data"]["event_id"].as_str().unwrap().to_owned());
+            }
+        }
+    }
+    got
+}
+
 /// Recovery: a client that reconnects with `?since=<the newest event it saw>` gets every event
 /// stored after it — more than the usual last 50 — and one with an id the match never had gets
 /// the usual 50.
@@ -401,23 +417,8 @@ async fn a_reconnect_with_since_gets_every_missed_event() {
     }
     // the client saw the first 5 events, then its network dropped for the other 75
     let snapshot_events = |url: String| async move {
-        let mut live = connect(&url).await;
-        let mut got = Vec::new();
         // the snapshot: status (+ metrics when present) then events; the relay is quiet
-        while let Ok(Some(Ok(msg))) = tokio::time::timeout(
-            Duration::from_millis(700),
-            futures_util::StreamExt::next(&mut live),
-        )
-        .await
-        {
-            if let tokio_tungstenite::tungstenite::Message::Text(t) = msg {
-                let v: Value = serde_json::from_str(t.as_str()).unwrap();
-                if v["type"] == "event" {
-                    got.push(v["data"]["event_id"].as_str().unwrap().to_owned());
-                }
-            }
-        }
-        got
+        event_ids_until_quiet(&mut connect(&url).await, Duration::from_millis(700)).await
     };
     let missed = snapshot_events(format!("{}/ws/matches/{m}?since={}", s.ws, ids[4])).await;
     assert_eq!(
@@ -481,20 +482,7 @@ async fn an_event_stored_after_the_snapshot_still_reaches_the_client_once() {
     // published the usual way (relay, then the persister): the catch-up reads find it stored too
     let (both, published) = event(2);
     s.bus.publish(&published).await.unwrap();
-    let mut got = Vec::new();
-    while let Ok(Some(Ok(msg))) = tokio::time::timeout(
-        Duration::from_millis(2500),
-        futures_util::StreamExt::next(&mut live),
-    )
-    .await
-    {
-        if let tokio_tungstenite::tungstenite::Message::Text(t) = msg {
-            let v: Value = serde_json::from_str(t.as_str()).unwrap();
-            if v["type"] == "event" {
-                got.push(v["data"]["event_id"].as_str().unwrap().to_owned());
-            }
-        }
-    }
+    let mut got = event_ids_until_quiet(&mut live, Duration::from_millis(2500)).await;
     got.sort();
     let mut want = vec![late, both];
     want.sort();
