@@ -20,9 +20,7 @@ async fn events_published_while_postgres_is_down_are_stored_when_it_is_back() {
     let pg = sportz_testkit::PgServer::start();
     let store = sportz_store::open(&pg.url()).await.unwrap();
     let s = start(redis_bus(&redis.url()).await, store, test_config()).await;
-    let m = s.synthetic_match().await["id"].as_str().unwrap().to_owned();
-    let (_, v) = s.op("POST", &format!("/matches/{m}/start"), None).await;
-    let ses = v["data"]["currentSessionId"].as_str().unwrap().to_owned();
+    let (m, ses) = s.started_synthetic_match().await;
     let publish = |k: u64| {
         let mut ev = envelope("event.json", &m, &ses, 100 + k);
         if let Payload::Event(e) = &mut ev.payload {

@@ -128,12 +128,7 @@ async fn two_instances_on_one_redis_serve_each_others_clients() {
 async fn live_snapshot_comes_first_in_order_then_the_relay() {
     let dir = tempfile::tempdir().unwrap();
     let s = start(memory_bus(), sqlite_store(&dir).await, test_config()).await;
-    let m = s.synthetic_match().await["id"].as_str().unwrap().to_owned();
-    let (_, started) = s.op("POST", &format!("/matches/{m}/start"), None).await;
-    let ses = started["data"]["currentSessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (m, ses) = s.started_synthetic_match().await;
     // a worker's messages
     s.bus
         .publish(&status_env(&m, &ses, SessionStatus::Processing))
@@ -390,12 +385,7 @@ async fn event_ids_until_quiet(ws: &mut Ws, quiet: Duration) -> Vec<String> {
 async fn a_reconnect_with_since_gets_every_missed_event() {
     let dir = tempfile::tempdir().unwrap();
     let s = start(memory_bus(), sqlite_store(&dir).await, test_config()).await;
-    let m = s.synthetic_match().await["id"].as_str().unwrap().to_owned();
-    let (_, started) = s.op("POST", &format!("/matches/{m}/start"), None).await;
-    let ses = started["data"]["currentSessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (m, ses) = s.started_synthetic_match().await;
     let mut ids = Vec::new();
     for k in 0..80u64 {
         let mut ev = envelope("event.json", &m, &ses, 10 + k);
@@ -450,12 +440,7 @@ async fn an_event_stored_after_the_snapshot_still_reaches_the_client_once() {
         ..test_config()
     };
     let s = start(memory_bus(), sqlite_store(&dir).await, config).await;
-    let m = s.synthetic_match().await["id"].as_str().unwrap().to_owned();
-    let (_, started) = s.op("POST", &format!("/matches/{m}/start"), None).await;
-    let ses = started["data"]["currentSessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (m, ses) = s.started_synthetic_match().await;
     let event = |seq: u64| {
         let mut ev = envelope("event.json", &m, &ses, seq);
         let Payload::Event(e) = &mut ev.payload else {
@@ -500,9 +485,7 @@ async fn the_same_event_delivered_twice_is_stored_once() {
         test_config(),
     )
     .await;
-    let m = s.synthetic_match().await["id"].as_str().unwrap().to_owned();
-    let (_, v) = s.op("POST", &format!("/matches/{m}/start"), None).await;
-    let ses = v["data"]["currentSessionId"].as_str().unwrap().to_owned();
+    let (m, ses) = s.started_synthetic_match().await;
     let mut ev = envelope("event.json", &m, &ses, 1);
     if let Payload::Event(e) = &mut ev.payload {
         e.event_id = EventId::generate();
@@ -523,9 +506,7 @@ async fn a_stalled_client_does_not_delay_a_fast_one_and_is_dropped_when_it_falls
     config.client_queue = 32;
     config.ping_interval = Duration::from_secs(2);
     let s = start(memory_bus(), sqlite_store(&dir).await, config).await;
-    let m = s.synthetic_match().await["id"].as_str().unwrap().to_owned();
-    let (_, v) = s.op("POST", &format!("/matches/{m}/start"), None).await;
-    let ses = v["data"]["currentSessionId"].as_str().unwrap().to_owned();
+    let (m, ses) = s.started_synthetic_match().await;
     let slow = connect(&format!("{}/ws/matches/{m}", s.ws)).await; // never reads
     let mut fast = connect(&format!("{}/ws/matches/{m}", s.ws)).await;
     assert_eq!(recv(&mut fast, 5).await["type"], "status");
@@ -721,9 +702,7 @@ async fn a_start_nobody_picks_up_fails_with_a_message() {
 async fn a_running_session_whose_lease_disappears_fails_as_worker_lost() {
     let dir = tempfile::tempdir().unwrap();
     let s = start(memory_bus(), sqlite_store(&dir).await, test_config()).await;
-    let m = s.synthetic_match().await["id"].as_str().unwrap().to_owned();
-    let (_, v) = s.op("POST", &format!("/matches/{m}/start"), None).await;
-    let ses = v["data"]["currentSessionId"].as_str().unwrap().to_owned();
+    let (m, ses) = s.started_synthetic_match().await;
     let mid: MatchId = m.parse().unwrap();
     let sid: SessionId = ses.parse().unwrap();
     // a worker takes the lease and reports processing

@@ -140,6 +140,17 @@ impl Server {
     pub async fn synthetic_match(&self) -> Value {
         self.create_match(json!({"homeTeam": "Arsenal", "awayTeam": "Chelsea", "videoSource": {"type": "synthetic", "value": 1}})).await
     }
+
+    /// A synthetic match with its session started: (match id, session id).
+    pub async fn started_synthetic_match(&self) -> (String, String) {
+        let m = self.synthetic_match().await["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let (_, v) = self.op("POST", &format!("/matches/{m}/start"), None).await;
+        let ses = v["data"]["currentSessionId"].as_str().unwrap().to_owned();
+        (m, ses)
+    }
 }
 
 pub type Ws =
