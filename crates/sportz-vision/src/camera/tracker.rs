@@ -232,6 +232,16 @@ pub const NEAR_HOME_M: f64 = 5.0;
 /// Another angle on the play looks within this distance of where the main camera last looked
 /// (play moves on during the cut; the mirrored box at the other end is 70 m away).
 pub const ALTERNATE_RADIUS_M: f64 = 25.0;
+/// How fast (metres a frame) the point the main camera looks at may move while it is not seen:
+/// 10 m/s at 25 fps, faster than play moves the view.
+pub const VIEW_DRIFT_M_PER_FRAME: f64 = 0.4;
+
+/// How far from where the main camera last looked, `frames` ago, a camera found now may look.
+#[must_use]
+pub fn view_radius_m(frames: u64) -> f64 {
+    ALTERNATE_RADIUS_M + VIEW_DRIFT_M_PER_FRAME * frames as f64
+}
+
 /// How far (x, y, z metres) an alternate-angle search may move a stand of [`alternate_stands`].
 const ALTERNATE_SLACK: [f64; 3] = [6.0, 12.0, 8.0];
 
@@ -323,10 +333,36 @@ impl CameraTracker {
         }
     }
 
-    /// The searches to run: every main-camera stand while there is no home; with one, first
-    /// from home only, then every stand keeping only a camera within [`NEAR_HOME_M`] of home;
-    /// after `home_fallback_frames` without a camera, every stand within [`HOME_RADIUS_M`].
+    /// Where the main camera last looked and how many frames ago, while that is at most
+    /// [`TrackerSettings::alternate_window`] frames back.
+    fn recent_view(&self) -> Option<(Point, u64)> {
+        let window = self.settings.alternate_window;
+        let (view, at) = self.last_view?;
+        let ago = self.frame.saturating_sub(at);
+        (window > 0 && ago <= window).then_some((view, ago))
+    }
+
+    /// The searches to run ([`Self::stands_plan`]); shortly after the main camera was lost, every
+    /// one keeps only a camera that looks within [`view_radius_m`] of where it last looked: a
+    /// camera that fits the lines but looks at the other end of the pitch a second after a cut
+    /// is an alias (seed 24680: a main-stand camera on a behind-goal shot, 55–59 m off).
     fn init_plan(&self) -> Vec<SearchStep> {
+        let mut plan = self.stands_plan();
+        if let Some((view, ago)) = self.recent_view() {
+            for step in &mut plan {
+                step.config
+                    .looking_at
+                    .get_or_insert((view, view_radius_m(ago)));
+            }
+        }
+        plan
+    }
+
+    /// Every main-camera stand while there is no home; with one, first from home only, then
+    /// every stand keeping only a camera within [`NEAR_HOME_M`] of home, then the other angles
+    /// on where the main camera last looked; after `home_fallback_frames` without a camera,
+    /// every stand within [`HOME_RADIUS_M`].
+    fn stands_plan(&self) -> Vec<SearchStep> {
         let free = || self.settings.init.clone();
         let Some(home) = self.home() else {
             return vec![SearchStep {
@@ -357,11 +393,7 @@ impl CameraTracker {
                 max_from_home_m: Some(NEAR_HOME_M),
             },
         ];
-        let window = self.settings.alternate_window;
-        if let Some((view, at)) = self.last_view
-            && window > 0
-            && self.frame.saturating_sub(at) <= window
-        {
+        if let Some((view, _)) = self.recent_view() {
             plan.push(SearchStep {
                 config: InitConfig {
                     positions: alternate_stands(view.x),

@@ -8,7 +8,7 @@ use super::lines::{LineTest, search_normal};
 use super::model::samples;
 use super::motion::MotionTracker;
 use super::refine::{RefineConfig, fit_to_lines};
-use super::tracker::{CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, TrackerSettings};
+use super::tracker::{CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, TrackerSettings, view_radius_m};
 use crate::pitch::{Calibration, Homography};
 use crate::rng::SplitMix64;
 use crate::{Point, RgbImage};
@@ -191,22 +191,13 @@ fn a_chain_over_a_pan_and_a_zoom_stays_within_tolerance() {
 fn a_cut_drops_the_camera_and_it_is_found_again() {
     let a = cam(-10.0, 12.0, 30.0);
     let b = cam(25.0, 16.0, 22.0);
-    let seed = Calibration::from_image_from_pitch(a.image_from_pitch().unwrap()).unwrap();
-    let mut t = CameraTracker::new(TrackerSettings::default(), Some(&seed));
-    let ia = render(&a, Look::default());
-    // the other shot shows the stands brighter: a different picture
-    let ib = render(
-        &b,
-        Look {
-            stands: 160,
-            ..Look::default()
-        },
-    );
-    assert!(
-        t.update(&RgbImage::new(&ia, W, H).unwrap(), &[])
-            .estimate
-            .is_some()
-    );
+    // b looks 46 m from where a looked; that is refused right after a cut (the next test), so
+    // this tracker keeps no memory of the last view
+    let settings = TrackerSettings {
+        alternate_window: 0,
+        ..TrackerSettings::default()
+    };
+    let (mut t, ib) = cut_between(&a, &b, settings);
     let step = t.update(&RgbImage::new(&ib, W, H).unwrap(), &[]);
     assert!(step.cut, "the cut was not seen");
     // re-acquired on the cut frame itself, from the lines alone
@@ -216,6 +207,62 @@ fn a_cut_drops_the_camera_and_it_is_found_again() {
     assert_eq!(est.source, CameraSource::Auto);
     let e = error_m(&b, &est.calibration.pitch_from_image);
     assert!(e < 0.5, "re-acquired camera off by {e:.2} m");
+}
+
+/// A tracker seeded with `a`'s exact calibration that has followed one frame of it, and the
+/// picture of the next shot, `b` (its stands brighter: a different picture).
+fn cut_between(
+    a: &BroadcastCamera,
+    b: &BroadcastCamera,
+    settings: TrackerSettings,
+) -> (CameraTracker, Vec<u8>) {
+    let seed = Calibration::from_image_from_pitch(a.image_from_pitch().unwrap()).unwrap();
+    let mut t = CameraTracker::new(settings, Some(&seed));
+    let ia = render(a, Look::default());
+    assert!(
+        t.update(&RgbImage::new(&ia, W, H).unwrap(), &[])
+            .estimate
+            .is_some()
+    );
+    let ib = render(
+        b,
+        Look {
+            stands: 160,
+            ..Look::default()
+        },
+    );
+    (t, ib)
+}
+
+#[test]
+fn just_after_a_cut_a_camera_looking_far_from_the_last_view_is_refused() {
+    let a = cam(-10.0, 12.0, 30.0);
+    let b = cam(25.0, 16.0, 22.0);
+    let window = 10;
+    let settings = TrackerSettings {
+        alternate_window: window,
+        ..TrackerSettings::default()
+    };
+    let (mut t, ib) = cut_between(&a, &b, settings);
+    let img = RgbImage::new(&ib, W, H).unwrap();
+    let step = t.update(&img, &[]);
+    assert!(step.cut, "the cut was not seen");
+    assert!(
+        step.estimate.is_none(),
+        "46 m from the last view, a frame later"
+    );
+    let why = step.missing.map(|m| m.to_string()).unwrap_or_default();
+    assert!(
+        why.contains("looks 46 m from where the main camera looked"),
+        "{why}"
+    );
+    // once the last view is older than the window, the same picture gets its camera
+    let found = (1..=window + 10)
+        .find_map(|i| t.update(&img, &[]).estimate.map(|e| (i, e)))
+        .expect("found once the last view is forgotten");
+    assert!(found.0 >= window, "found {} frames after the cut", found.0);
+    let e = error_m(&b, &found.1.calibration.pitch_from_image);
+    assert!(e < 0.5, "camera off by {e:.2} m");
 }
 
 #[test]
@@ -644,6 +691,17 @@ fn a_camera_followed_long_enough_becomes_home_and_searches_start_there() {
     );
     assert_eq!(steps[0].config.positions, vec![home]);
     assert_eq!(steps[0].max_from_home_m, None);
+    for step in &steps[..2] {
+        let (at, r) = step
+            .config
+            .looking_at
+            .expect("just lost: near where it looked");
+        assert_eq!(at, view);
+        assert!(
+            (view_radius_m(0)..=view_radius_m(1)).contains(&r),
+            "radius {r} a frame after the view"
+        );
+    }
     let free = TrackerSettings::default().init.position_slack;
     assert!(
         steps[0]
@@ -671,5 +729,11 @@ fn a_camera_followed_long_enough_becomes_home_and_searches_start_there() {
     assert_eq!(steps.len(), 1);
     assert_eq!(steps[0].config.positions.len(), default_positions);
     assert_eq!(steps[0].max_from_home_m, Some(HOME_RADIUS_M));
+    let (at, r) = steps[0].config.looking_at.expect("still within the window");
+    assert_eq!(at, view);
+    assert!(
+        r >= view_radius_m(fallback) && r <= view_radius_m(fallback + 4),
+        "the radius grows with the frames lost: {r}"
+    );
     assert_eq!(t.home(), Some(home), "home stays");
 }
