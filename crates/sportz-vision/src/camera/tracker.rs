@@ -61,6 +61,12 @@ pub struct TrackerSettings {
     /// high camera behind the goal: [`alternate_stands`]), keeping only a camera that looks
     /// within [`ALTERNATE_RADIUS_M`] of where the main camera looked (0: never).
     pub alternate_window: u64,
+    /// A followed camera whose line support falls by more than this from one frame to the next
+    /// while the picture's motion is unreliable has met a cut the colours did not show: its
+    /// lines were refitted onto another camera's picture (seed 8107: an 18-yard camera, support
+    /// 1.0, "followed" onto the main camera's picture at 0.57 and then 0.37 for 160 frames,
+    /// 8–15 m off).
+    pub cut_support_drop: f64,
 }
 
 impl Default for TrackerSettings {
@@ -81,6 +87,7 @@ impl Default for TrackerSettings {
             map_every: 10,
             map_search_every: 25,
             alternate_window: 200,
+            cut_support_drop: 0.3,
         }
     }
 }
@@ -212,6 +219,8 @@ pub struct CameraTracker {
     map_search_gap: u64,
     /// Where the main camera last looked (the pitch point at the image centre) and the frame.
     last_view: Option<(Point, u64)>,
+    /// The line support of the last frame's camera, when it had one.
+    support: Option<f64>,
 }
 
 /// [`CameraTracker::init_inputs`]: fine and coarse model samples, home, the searches to run.
@@ -292,6 +301,7 @@ impl CameraTracker {
             next_map_search: 0,
             map_search_gap: 0,
             last_view: None,
+            support: None,
         }
     }
 
@@ -445,8 +455,10 @@ impl CameraTracker {
                 if self.home.is_none_or(|(_, longest)| self.run >= longest) {
                     self.home = Some((camera.position, self.run));
                 }
+                self.support = Some(estimate.confidence);
             }
             _ => {
+                self.support = None;
                 self.run = 0;
                 self.lost_since = self.lost_since.or(Some(self.frame - 1));
             }
@@ -582,9 +594,13 @@ impl CameraTracker {
             && fit.markings >= s.min_markings
             && fit.camera.check().is_ok();
         let motion_ok = motion.is_some_and(reliable);
-        if !confirmed && !motion_ok {
-            // neither the picture's motion nor its lines continue the shot: a cut the colours
-            // did not show (another camera on the same pitch)
+        let dropped = self
+            .support
+            .is_some_and(|was| fit.support() + s.cut_support_drop < was);
+        if (!confirmed || dropped) && !motion_ok {
+            // neither the picture's motion nor its lines continue the shot (the lines fit far
+            // worse than a frame ago, or not at all): a cut the colours did not show (another
+            // camera on the same pitch)
             return self.acquire(
                 img,
                 boxes,

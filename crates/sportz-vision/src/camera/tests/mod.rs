@@ -737,3 +737,40 @@ fn a_camera_followed_long_enough_becomes_home_and_searches_start_there() {
     );
     assert_eq!(t.home(), Some(home), "home stays");
 }
+
+/// A cut between two cameras whose pictures have the same colours (no histogram jump) on the
+/// same part of the pitch: the tracker must not refit the first camera onto the second
+/// picture's lines and publish it (with the drop rule off, it does).
+#[test]
+fn a_cut_the_colours_do_not_show_is_not_followed_onto_the_other_picture() {
+    // seed 8107, frames 643 → 644: an 18-yard camera, then the main camera on the same play
+    let a = aimed([90.0, 92.0, 22.0], (64.0, 18.0), 24.0);
+    let b = aimed([54.0, 105.0, 20.0], (64.0, 23.0), 25.0);
+    let run = |cut_support_drop: f64| {
+        let settings = TrackerSettings {
+            cut_support_drop,
+            alternate_window: 0,
+            ..TrackerSettings::default()
+        };
+        let seed = Calibration::from_image_from_pitch(a.image_from_pitch().unwrap()).unwrap();
+        let mut t = CameraTracker::new(settings, Some(&seed));
+        let (ia, ib) = (render(&a, Look::default()), render(&b, Look::default()));
+        for _ in 0..3 {
+            let first = t.update(&RgbImage::new(&ia, W, H).unwrap(), &[]);
+            assert!(first.estimate.is_some(), "{:?}", first.missing);
+        }
+        let step = t.update(&RgbImage::new(&ib, W, H).unwrap(), &[]);
+        step.estimate
+            .map(|e| error_m(&b, &e.calibration.pitch_from_image))
+    };
+    let off = run(f64::INFINITY);
+    assert!(
+        off.is_some_and(|e| e > 2.0),
+        "without the rule the first camera is refitted onto the new picture: {off:?}"
+    );
+    let on = run(TrackerSettings::default().cut_support_drop);
+    assert!(
+        on.is_none_or(|e| e < 0.5),
+        "with it, no camera or the right one: {on:?} m"
+    );
+}
