@@ -39,10 +39,18 @@ pub struct InitConfig {
     /// where the main camera looked just before the cut, and a camera that fits the lines but
     /// looks elsewhere is an alias (the mirrored box at the other end).
     pub looking_at: Option<(Point, f64)>,
+    /// The coarse search tries only the aims whose optical axis meets the ground within
+    /// `looking_at` (else every aim, and `looking_at` only refuses the camera found): for the
+    /// finer grid of the other angles (4× the candidates otherwise). Not for the main-camera
+    /// searches: their coarse grid, moved by the narrowing, found zoom aliases on seed 5151.
+    pub aim_near_view: bool,
     /// A camera from the wide search needs at least this share of observable samples on lines,
     /// whatever the line test (the wide alias of seed 7373's kick-off view, which matched the
     /// halfway line and far touchline but not the centre circle, had 0.70).
     pub min_support_wide: f64,
+    /// The coarse search steps a field of view in this many pan (and tilt) steps: the coarse
+    /// score only sees lines within a few cells, so a candidate must land near them.
+    pub grid_steps: f64,
     /// Source pixels per mask cell.
     pub mask_step: usize,
     /// Candidates polished and fitted.
@@ -87,7 +95,9 @@ impl Default for InitConfig {
             wide_fov_deg: Some((52.0, 75.0)),
             min_support_wide: 0.9,
             looking_at: None,
+            aim_near_view: false,
             mask_step: 4,
+            grid_steps: 5.0,
             keep: 24,
             min_support: 0.7,
             min_support_learned: 0.9,
@@ -165,6 +175,33 @@ impl Chamfer<'_> {
         }
         s
     }
+}
+
+/// The pan and tilt ranges (degrees) the search tries from `pos`: `cfg`'s ranges (pan around
+/// the direction to the centre spot), narrowed ([`InitConfig::aim_near_view`]) with
+/// [`InitConfig::looking_at`] to the
+/// directions whose optical axis meets the ground within its radius (the others would be
+/// refused anyway); `None` when nothing is left.
+pub(crate) fn aim_window(cfg: &InitConfig, pos: [f64; 3]) -> Option<((f64, f64), (f64, f64))> {
+    let towards = (52.5 - pos[0]).atan2(pos[1] - 34.0).to_degrees();
+    let mut pans = (towards + cfg.pan_deg.0, towards + cfg.pan_deg.1);
+    let mut tilts = cfg.tilt_deg;
+    if let Some((p, r)) = cfg.looking_at.filter(|_| cfg.aim_near_view) {
+        let (dx, dy) = (p.x - pos[0], p.y - pos[1]);
+        let d = dx.hypot(dy);
+        if d > r {
+            // the aim at the disc's centre, as an offset from `towards` in (−180°, 180°]
+            let aim = dx.atan2(-dy).to_degrees();
+            let aim = towards + (aim - towards + 180.0).rem_euclid(360.0) - 180.0;
+            let half = (r / d).asin().to_degrees();
+            pans = (pans.0.max(aim - half), pans.1.min(aim + half));
+            let z = pos[2].max(0.1);
+            let steepest = z.atan2(d - r).to_degrees();
+            let flattest = z.atan2(d + r).to_degrees();
+            tilts = (tilts.0.max(flattest), tilts.1.min(steepest));
+        }
+    }
+    (pans.0 <= pans.1 && tilts.0 <= tilts.1).then_some((pans, tilts))
 }
 
 fn camera(pos: [f64; 3], pan: f64, tilt: f64, fov: f64, w: u32, h: u32) -> BroadcastCamera {
@@ -247,21 +284,23 @@ fn search_views(
     let mask = ch.mask;
     let (w, h) = (img.width(), img.height());
     let aspect = f64::from(h) / f64::from(w);
-    // coarse grid: steps of a fifth of the field of view
+    // coarse grid: steps of 1/grid_steps of the field of view
     let mut cands: Vec<Candidate> = Vec::new();
     for &pos in &cfg.positions {
+        let Some((pans, tilts)) = aim_window(cfg, pos) else {
+            continue;
+        };
         let mut fov = fov_range.0;
         while fov <= fov_range.1 {
             let vfov = 2.0
                 * ((fov.to_radians() / 2.0).tan() * aspect)
                     .atan()
                     .to_degrees();
-            let (ps, ts) = (fov / 5.0, vfov / 5.0);
-            let towards = (52.5 - pos[0]).atan2(pos[1] - 34.0).to_degrees();
-            let mut pan = towards + cfg.pan_deg.0;
-            while pan <= towards + cfg.pan_deg.1 {
-                let mut tilt = cfg.tilt_deg.0;
-                while tilt <= cfg.tilt_deg.1 {
+            let (ps, ts) = (fov / cfg.grid_steps, vfov / cfg.grid_steps);
+            let mut pan = pans.0;
+            while pan <= pans.1 {
+                let mut tilt = tilts.0;
+                while tilt <= tilts.1 {
                     let c = camera(pos, pan, tilt, fov, w, h);
                     let s = ch.score(&c, coarse, 4.0);
                     if s > 0.0 {
@@ -333,13 +372,11 @@ fn search_views(
             best: None,
         });
     };
-    if let Some((p, max)) = cfg.looking_at {
-        let d = looks_at(&best.camera).map_or(f64::INFINITY, |q| q.distance(&p));
-        if d > max {
-            return Err(InitFailure::NotMain(format!(
-                "the camera found looks {d:.0} m from where the main camera looked before the cut (at most {max:.0} m): taken for an alias"
-            )));
-        }
+    if let Some(d) = looks_too_far(&best.camera, cfg) {
+        let max = cfg.looking_at.map_or(0.0, |l| l.1);
+        return Err(InitFailure::NotMain(format!(
+            "the camera found looks {d:.0} m from where the main camera looked before the cut (at most {max:.0} m): taken for an alias"
+        )));
     }
     if best.observed_support() >= min_support
         && best.matched >= cfg.min_matched
@@ -409,6 +446,27 @@ fn polish_on_pixels(
     } else {
         found
     }
+}
+
+/// How far from [`InitConfig::looking_at`] `cam` looks, when that is farther than allowed.
+fn looks_too_far(cam: &BroadcastCamera, cfg: &InitConfig) -> Option<f64> {
+    let (p, max) = cfg.looking_at?;
+    let d = looks_at(cam).map_or(f64::INFINITY, |q| q.distance(&p));
+    (d > max).then_some(d)
+}
+
+/// The share of `img`'s line pixels (the line test of `cfg`, outside `boxes`) that the pitch
+/// model as `cam` projects it explains: the recall side of acceptance, for a camera from
+/// elsewhere (a manual calibration, a truth camera in a diagnosis).
+#[must_use]
+pub fn explained_by(
+    img: &RgbImage<'_>,
+    boxes: &[BBox],
+    cam: &BroadcastCamera,
+    cfg: &InitConfig,
+) -> f64 {
+    let mask = LineMask::build(img, cfg.mask_step, 4.0, boxes, &cfg.test);
+    explained_share(&mask, cam, &super::model::samples(0.25))
 }
 
 /// The share of the mask's line cells within 2 cells of the pitch model as `cam` projects it.

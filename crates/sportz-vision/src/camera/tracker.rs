@@ -8,7 +8,7 @@ use sportz_contract::CameraSource;
 
 use super::broadcast::BroadcastCamera;
 use super::cut::CutDetector;
-use super::init::{InitConfig, InitFailure, SearchStep, search_with_lines};
+use super::init::{InitConfig, InitFailure, SearchStep, search, search_with_lines};
 use super::model::{LineSample, samples};
 use super::motion::{MotionConfig, MotionTracker};
 use super::refine::{LineFit, RefineConfig, fit_to_lines, fit_to_points};
@@ -67,6 +67,15 @@ pub struct TrackerSettings {
     /// 1.0, "followed" onto the main camera's picture at 0.57 and then 0.37 for 160 frames,
     /// 8–15 m off).
     pub cut_support_drop: f64,
+    /// A followed camera with fewer than this share of its samples on lines…
+    pub recheck_below: f64,
+    /// …is searched for again at most every this many frames (0: never; offline only, where
+    /// searches run inline), and replaced by the camera found when that puts at least
+    /// `recheck_gain` more of its samples on lines (an alias found after a cut, a camera
+    /// refitted onto another shot: seeds 6262 and 8104 followed such cameras at 0.5–0.8 for
+    /// hundreds of frames, 12–19 m off, where the right one has 0.95).
+    pub recheck_every: u64,
+    pub recheck_gain: f64,
 }
 
 impl Default for TrackerSettings {
@@ -88,6 +97,9 @@ impl Default for TrackerSettings {
             map_search_every: 25,
             alternate_window: 200,
             cut_support_drop: 0.3,
+            recheck_below: 0.85,
+            recheck_every: 25,
+            recheck_gain: 0.1,
         }
     }
 }
@@ -221,6 +233,8 @@ pub struct CameraTracker {
     last_view: Option<(Point, u64)>,
     /// The line support of the last frame's camera, when it had one.
     support: Option<f64>,
+    /// The first frame a poorly supported followed camera may be searched for again.
+    next_recheck: u64,
 }
 
 /// [`CameraTracker::init_inputs`]: fine and coarse model samples, home, the searches to run.
@@ -252,20 +266,49 @@ pub fn view_radius_m(frames: u64) -> f64 {
 }
 
 /// How far (x, y, z metres) an alternate-angle search may move a stand of [`alternate_stands`].
-const ALTERNATE_SLACK: [f64; 3] = [6.0, 12.0, 8.0];
+const ALTERNATE_SLACK: [f64; 3] = [4.0, 8.0, 4.0];
 
 /// The other broadcast angles on play around pitch `x`: the 18-yard cameras on the main stand at
-/// either penalty-box line (a director may take either), and a high camera behind the nearer
-/// goal.
+/// either penalty-box line (a director may take either; 18–30 m back, 20–30 m up), and a high
+/// camera behind the nearer goal (18–30 m back, 10–18 m up) — each as four positions across
+/// that range: from one position, the coarse search found a camera standing 4–6 m away on few
+/// of these shots (seed 5151: 5 of 30 probed frames; `examples/camera_probe.rs`).
 #[must_use]
 pub fn alternate_stands(x: f64) -> Vec<[f64; 3]> {
-    let goal_x = if x < 52.5 { -24.0 } else { 129.0 };
-    vec![
-        [16.5, 68.0 + 24.0, 24.0],
-        [88.5, 68.0 + 24.0, 24.0],
-        [goal_x, 34.0, 14.0],
-    ]
+    let back = if x < 52.5 { -1.0 } else { 1.0 };
+    let goal_x = if x < 52.5 { 0.0 } else { 105.0 };
+    let mut stands = Vec::new();
+    for box_x in [16.5, 88.5] {
+        for (y, z) in [(88.0, 22.0), (88.0, 28.0), (96.0, 22.0), (96.0, 28.0)] {
+            stands.push([box_x, y, z]);
+        }
+    }
+    for (d, z) in [(20.0, 12.0), (20.0, 16.0), (28.0, 12.0), (28.0, 16.0)] {
+        stands.push([goal_x + back * d, 34.0, z]);
+    }
+    stands
 }
+
+/// The search for another angle on play around `view` (where the main camera last looked):
+/// [`alternate_stands`] with a finer coarse grid, narrowed to the views within
+/// [`ALTERNATE_RADIUS_M`] of `view`, accepted only at ≥ 90 % support (on seed 5151's probed
+/// alternate frames the wrong cameras had 0.76–0.89, the right ones 0.93–1.00).
+#[must_use]
+pub fn alternate_config(view: Point, base: &InitConfig) -> InitConfig {
+    InitConfig {
+        positions: alternate_stands(view.x),
+        position_slack: ALTERNATE_SLACK,
+        looking_at: Some((view, ALTERNATE_RADIUS_M)),
+        aim_near_view: true,
+        grid_steps: 10.0,
+        min_support: base.min_support.max(ALTERNATE_MIN_SUPPORT),
+        min_support_learned: base.min_support_learned.max(ALTERNATE_MIN_SUPPORT),
+        ..base.clone()
+    }
+}
+
+/// The least share of observable samples on lines for a camera on another angle.
+pub const ALTERNATE_MIN_SUPPORT: f64 = 0.9;
 
 fn calibration_of(camera: &BroadcastCamera) -> Option<Calibration> {
     Calibration::from_image_from_pitch(camera.image_from_pitch().ok()?).ok()
@@ -302,6 +345,7 @@ impl CameraTracker {
             map_search_gap: 0,
             last_view: None,
             support: None,
+            next_recheck: 0,
         }
     }
 
@@ -405,12 +449,7 @@ impl CameraTracker {
         ];
         if let Some((view, _)) = self.recent_view() {
             plan.push(SearchStep {
-                config: InitConfig {
-                    positions: alternate_stands(view.x),
-                    position_slack: ALTERNATE_SLACK,
-                    looking_at: Some((view, ALTERNATE_RADIUS_M)),
-                    ..free()
-                },
+                config: alternate_config(view, &self.settings.init),
                 max_from_home_m: None,
             });
         }
@@ -653,6 +692,28 @@ impl CameraTracker {
                 confidence = free.support();
             }
         }
+        // a camera followed with few of its lines on the picture may be an alias that a
+        // search would now replace: now and then, look again and keep a clearly better fit
+        let recheck = confirmed
+            && !s.deferred_init
+            && s.recheck_every > 0
+            && confidence < s.recheck_below
+            && self.frame >= self.next_recheck;
+        let (gain, every) = (s.recheck_gain, s.recheck_every);
+        let mut switched = false;
+        if recheck {
+            self.next_recheck = self.frame + every;
+            let plan = self.init_plan();
+            let found = search(img, boxes, &self.samples, &self.coarse, self.home(), &plan);
+            if let Ok(better) = found
+                && better.support() >= confidence + gain
+            {
+                cam = better.camera;
+                confidence = better.support();
+                switched = true;
+            }
+        }
+        let s = &self.settings;
         if unconfirmed > s.max_unconfirmed || cam.check().is_err() {
             let why = NoCamera::LostLines {
                 frames: unconfirmed,
@@ -690,7 +751,9 @@ impl CameraTracker {
             estimate: Some(FrameCameraEstimate {
                 camera: Some(cam),
                 calibration,
-                source: if still_manual {
+                source: if switched {
+                    CameraSource::Auto
+                } else if still_manual {
                     CameraSource::Manual
                 } else {
                     CameraSource::Tracked
