@@ -118,6 +118,8 @@ pub struct PlayerMetrics {
     /// Mean distance between truth and predicted foot points, metres, over the pairs matched at
     /// α = 0.5 where the prediction has a pitch position; `null` when there is none.
     pub pitch_error_m: Option<f64>,
+    /// 95th percentile (nearest rank) of the same distances, metres.
+    pub pitch_error_p95_m: Option<f64>,
     pub pitch_pairs: u64,
     pub per_alpha: Vec<HotaAtAlpha>,
 }

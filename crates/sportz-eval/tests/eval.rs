@@ -65,6 +65,7 @@ fn perfect_prediction_scores_one_everywhere() {
     assert_eq!(p.clear.id_switches, 0);
     assert_eq!(p.per_alpha.len(), 19);
     assert_eq!(p.pitch_error_m, Some(0.0));
+    assert_eq!(p.pitch_error_p95_m, Some(0.0));
     assert_eq!(p.pitch_pairs, 20);
 
     assert_eq!(
@@ -374,6 +375,8 @@ fn pitch_error_is_the_mean_distance_of_matched_pairs() {
         10.0 / 3.0,
         "player pitch error",
     );
+    // 0, 5, 5 m: the nearest-rank 95th percentile is the largest
+    assert_eq!(r.players.pitch_error_p95_m, Some(5.0));
     assert_eq!(r.ball.pitch_frames, 4);
     assert_close(r.ball.pitch_error_m.unwrap(), 10.0, "ball pitch error");
 }

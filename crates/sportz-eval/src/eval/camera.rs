@@ -80,7 +80,7 @@ pub(crate) fn frame_error_m(
 }
 
 /// The `q` quantile (nearest rank) of sorted values.
-fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+pub(super) fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
     if sorted.is_empty() {
         return None;
     }

@@ -122,15 +122,16 @@ pub(super) fn players(
     seq.num_pred_ids = pred_ids.len();
 
     let h = mot::hota(&seq);
-    let (mut err_sum, mut err_n) = (0.0, 0u64);
+    let mut errors = Vec::new();
     for (fr, matches) in frames.iter().zip(&h.matches_at_half) {
         for &(g, q) in matches {
             if let Some(pp) = fr.pred[q].pitch {
-                err_sum += dist(truth_pitch_to_contract(fr.gt[g].pitch), pp);
-                err_n += 1;
+                errors.push(dist(truth_pitch_to_contract(fr.gt[g].pitch), pp));
             }
         }
     }
+    let (err_sum, err_n) = (errors.iter().sum::<f64>(), errors.len() as u64);
+    errors.sort_by(f64::total_cmp);
     let mean = |pick: fn(&HotaAtAlpha) -> f64| {
         h.per_alpha.iter().map(pick).sum::<f64>() / h.per_alpha.len() as f64
     };
@@ -151,6 +152,7 @@ pub(super) fn players(
         identity: mot::identity(&seq, MATCH_IOU),
         clear: mot::clear(&seq, MATCH_IOU),
         pitch_error_m: (err_n > 0).then(|| err_sum / err_n as f64),
+        pitch_error_p95_m: super::camera::quantile(&errors, 0.95),
         pitch_pairs: err_n,
         per_alpha: h.per_alpha,
     }

@@ -133,7 +133,10 @@ impl Report {
                 s(p.clear.id_switches),
                 p.pitch_error_m.map_or_else(
                     || "n/a".to_owned(),
-                    |e| format!("{e:.2} m ({} pairs)", p.pitch_pairs),
+                    |e| {
+                        let p95 = p.pitch_error_p95_m.unwrap_or(e);
+                        format!("{e:.2} m, p95 {p95:.2} m ({} pairs)", p.pitch_pairs)
+                    },
                 ),
             ],
         ]));
