@@ -69,8 +69,9 @@ pub struct TrackerSettings {
     pub cut_support_drop: f64,
     /// A followed camera with fewer than this share of its samples on lines…
     pub recheck_below: f64,
-    /// …is searched for again at most every this many frames (0: never; offline only, where
-    /// searches run inline), and replaced by the camera found when that puts at least
+    /// …is searched for again this many frames after it was found (0: never; offline only,
+    /// where searches run inline; the gap doubles, up to 16×, while the searches find nothing
+    /// better), and replaced by the camera found when that puts at least
     /// `recheck_gain` more of its samples on lines (an alias found after a cut, a camera
     /// refitted onto another shot: seeds 6262 and 8104 followed such cameras at 0.5–0.8 for
     /// hundreds of frames, 12–19 m off, where the right one has 0.95).
@@ -233,8 +234,10 @@ pub struct CameraTracker {
     last_view: Option<(Point, u64)>,
     /// The line support of the last frame's camera, when it had one.
     support: Option<f64>,
-    /// The first frame a poorly supported followed camera may be searched for again.
+    /// The first frame a poorly supported followed camera may be searched for again, and the
+    /// gap between such searches (doubling while they find nothing better).
     next_recheck: u64,
+    recheck_gap: u64,
 }
 
 /// [`CameraTracker::init_inputs`]: fine and coarse model samples, home, the searches to run.
@@ -346,6 +349,7 @@ impl CameraTracker {
             last_view: None,
             support: None,
             next_recheck: 0,
+            recheck_gap: 0,
         }
     }
 
@@ -490,6 +494,11 @@ impl CameraTracker {
                 } else {
                     self.run + 1
                 };
+                if estimate.source == CameraSource::Auto {
+                    // a camera just found is not searched for again at once
+                    self.recheck_gap = self.settings.recheck_every;
+                    self.next_recheck = self.frame + self.recheck_gap;
+                }
                 self.lost_since = None;
                 if self.home.is_none_or(|(_, longest)| self.run >= longest) {
                     self.home = Some((camera.position, self.run));
@@ -702,7 +711,6 @@ impl CameraTracker {
         let (gain, every) = (s.recheck_gain, s.recheck_every);
         let mut switched = false;
         if recheck {
-            self.next_recheck = self.frame + every;
             let plan = self.init_plan();
             let found = search(img, boxes, &self.samples, &self.coarse, self.home(), &plan);
             if let Ok(better) = found
@@ -712,6 +720,14 @@ impl CameraTracker {
                 confidence = better.support();
                 switched = true;
             }
+            // a camera no search improves on is most likely right (faint real lines): look
+            // again less and less often, until a camera is found anew
+            self.recheck_gap = if switched {
+                every
+            } else {
+                (self.recheck_gap.max(every) * 2).min(16 * every)
+            };
+            self.next_recheck = self.frame + self.recheck_gap;
         }
         let s = &self.settings;
         if unconfirmed > s.max_unconfirmed || cam.check().is_err() {
