@@ -28,6 +28,49 @@ pub struct BroadcastCamera {
     pub height: u32,
 }
 
+/// A [`BroadcastCamera`]'s ground homography and axes, computed once ([`BroadcastCamera::projector`]):
+/// the per-point questions of the line fits and searches without three `sin_cos` a point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Projector {
+    /// Pitch (z = 0) → pixels, row-major, unnormalised.
+    pub m: Mat3,
+    right: V3,
+    down: V3,
+    fwd: V3,
+    centre: (f64, f64),
+    focal_px: f64,
+}
+
+impl Projector {
+    /// The pixel a pitch point projects to; `None` behind the camera.
+    #[must_use]
+    pub fn project(&self, p: Point) -> Option<Point> {
+        let m = &self.m;
+        let w = m[2][0] * p.x + m[2][1] * p.y + m[2][2];
+        if w < 0.5 {
+            return None;
+        }
+        Some(Point::new(
+            (m[0][0] * p.x + m[0][1] * p.y + m[0][2]) / w,
+            (m[1][0] * p.x + m[1][1] * p.y + m[1][2]) / w,
+        ))
+    }
+
+    /// Whether the ray through a pixel goes down to the ground (below the horizon).
+    #[must_use]
+    pub fn ray_hits_ground(&self, px: Point) -> bool {
+        let (cx, cy) = self.centre;
+        let ray = add(
+            self.fwd,
+            add(
+                scale(self.right, (px.x - cx) / self.focal_px),
+                scale(self.down, (px.y - cy) / self.focal_px),
+            ),
+        );
+        ray[2] < -1e-9
+    }
+}
+
 /// Why a camera (or a homography) is not one a broadcast could have.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum Implausible {
@@ -71,19 +114,21 @@ fn unit(a: V3) -> V3 {
     scale(a, 1.0 / dot(a, a).sqrt())
 }
 
+/// The camera's axes (right, down, forward) from the `(sin, cos)` of its pan, tilt and roll.
+fn axes_of((sp, cp): (f64, f64), (st, ct): (f64, f64), (sr, cr): (f64, f64)) -> (V3, V3, V3) {
+    let fwd = [sp * ct, -cp * ct, -st];
+    let right0 = [cp, sp, 0.0];
+    let down0 = cross(right0, fwd);
+    let right = add(scale(right0, cr), scale(down0, sr));
+    let down = add(scale(right0, -sr), scale(down0, cr));
+    (right, down, fwd)
+}
+
 impl BroadcastCamera {
     /// The camera's axes (right, down, forward) in pitch coordinates.
     #[must_use]
     pub fn axes(&self) -> (V3, V3, V3) {
-        let (sp, cp) = self.pan.sin_cos();
-        let (st, ct) = self.tilt.sin_cos();
-        let fwd = [sp * ct, -cp * ct, -st];
-        let right0 = [cp, sp, 0.0];
-        let down0 = cross(right0, fwd);
-        let (sr, cr) = self.roll.sin_cos();
-        let right = add(scale(right0, cr), scale(down0, sr));
-        let down = add(scale(right0, -sr), scale(down0, cr));
-        (right, down, fwd)
+        axes_of(self.pan.sin_cos(), self.tilt.sin_cos(), self.roll.sin_cos())
     }
 
     /// Principal point (the image centre).
@@ -95,7 +140,23 @@ impl BroadcastCamera {
     /// Pitch (z = 0) → pixels, row-major, unnormalised.
     #[must_use]
     pub fn image_from_pitch_matrix(&self) -> Mat3 {
-        let (right, down, fwd) = self.axes();
+        self.matrix_with_axes(self.axes())
+    }
+
+    /// [`Self::image_from_pitch_matrix`] with the pan, tilt and roll given as their
+    /// `(sin, cos)` (the camera's own angles ignored): a search over a grid of angles computes
+    /// each sine once, not once per camera.
+    #[must_use]
+    pub fn image_from_pitch_matrix_at(
+        &self,
+        pan: (f64, f64),
+        tilt: (f64, f64),
+        roll: (f64, f64),
+    ) -> Mat3 {
+        self.matrix_with_axes(axes_of(pan, tilt, roll))
+    }
+
+    fn matrix_with_axes(&self, (right, down, fwd): (V3, V3, V3)) -> Mat3 {
         let (cx, cy) = self.centre();
         let f = self.focal_px;
         let row_u = add(scale(right, f), scale(fwd, cx));
@@ -112,18 +173,25 @@ impl BroadcastCamera {
         Homography::from_matrix(self.image_from_pitch_matrix())
     }
 
-    /// The pixel a pitch point projects to; `None` behind the camera.
+    /// The pixel a pitch point projects to; `None` behind the camera. For many points, take a
+    /// [`Projector`] once ([`Self::projector`]): this builds the camera's matrix on every call.
     #[must_use]
     pub fn project(&self, p: Point) -> Option<Point> {
-        let m = self.image_from_pitch_matrix();
-        let w = m[2][0] * p.x + m[2][1] * p.y + m[2][2];
-        if w < 0.5 {
-            return None;
+        self.projector().project(p)
+    }
+
+    /// The camera's matrices, computed once for projecting many points.
+    #[must_use]
+    pub fn projector(&self) -> Projector {
+        let (right, down, fwd) = self.axes();
+        Projector {
+            m: self.image_from_pitch_matrix(),
+            right,
+            down,
+            fwd,
+            centre: self.centre(),
+            focal_px: self.focal_px,
         }
-        Some(Point::new(
-            (m[0][0] * p.x + m[0][1] * p.y + m[0][2]) / w,
-            (m[1][0] * p.x + m[1][1] * p.y + m[1][2]) / w,
-        ))
     }
 
     /// Horizontal field of view, degrees.
@@ -184,6 +252,7 @@ impl BroadcastCamera {
             return 0.0;
         };
         let (w, hgt) = (f64::from(self.width), f64::from(self.height));
+        let proj = self.projector();
         let mut inside = 0u32;
         for j in 0..9 {
             for i in 0..16 {
@@ -191,7 +260,7 @@ impl BroadcastCamera {
                     (f64::from(i) + 0.5) * w / 16.0,
                     (f64::from(j) + 0.5) * hgt / 9.0,
                 );
-                if self.ray_hits_ground(px)
+                if proj.ray_hits_ground(px)
                     && h.apply(px).is_some_and(|p| crate::pitch::is_inside(p, 3.0))
                 {
                     inside += 1;
@@ -204,16 +273,7 @@ impl BroadcastCamera {
     /// Whether the ray through a pixel goes down to the ground (below the horizon).
     #[must_use]
     pub fn ray_hits_ground(&self, px: Point) -> bool {
-        let (right, down, fwd) = self.axes();
-        let (cx, cy) = self.centre();
-        let ray = add(
-            fwd,
-            add(
-                scale(right, (px.x - cx) / self.focal_px),
-                scale(down, (px.y - cy) / self.focal_px),
-            ),
-        );
-        ray[2] < -1e-9
+        self.projector().ray_hits_ground(px)
     }
 
     /// The camera whose ground homography is `image_from_pitch` (pitch → pixels), principal point

@@ -7,7 +7,7 @@
 
 use thiserror::Error;
 
-use super::broadcast::BroadcastCamera;
+use super::broadcast::{BroadcastCamera, Mat3};
 use super::lines::{LineMask, LineTest, distance_to_lines};
 use super::model::LineSample;
 use super::refine::{LineFit, RefineConfig, fit_to_lines};
@@ -149,7 +149,11 @@ struct Chamfer<'a> {
 impl Chamfer<'_> {
     /// good − 0.5·missed − 1·(on non-grass), with a soft "good" within `tau` cells.
     fn score(&self, cam: &BroadcastCamera, samples: &[LineSample], tau: f32) -> f64 {
-        let m = cam.image_from_pitch_matrix();
+        self.score_matrix(&cam.image_from_pitch_matrix(), samples, tau)
+    }
+
+    /// [`Self::score`] of the camera with ground homography `m` (pitch → pixels).
+    fn score_matrix(&self, m: &Mat3, samples: &[LineSample], tau: f32) -> f64 {
         let (w, h) = (self.mask.width as f64, self.mask.height as f64);
         let mut s = 0.0_f64;
         for smp in samples {
@@ -297,12 +301,22 @@ fn search_views(
                     .atan()
                     .to_degrees();
             let (ps, ts) = (fov / cfg.grid_steps, vfov / cfg.grid_steps);
+            // the grid's angles as camera() gives them, each sine once (not once per camera)
+            let zero = 0.0_f64.sin_cos();
+            let mut tilt_trig = Vec::new();
+            let mut tilt = tilts.0;
+            while tilt <= tilts.1 {
+                tilt_trig.push(tilt.to_radians().sin_cos());
+                tilt += ts;
+            }
             let mut pan = pans.0;
             while pan <= pans.1 {
+                let pan_trig = pan.to_radians().sin_cos();
+                let base = camera(pos, pan, tilts.0, fov, w, h);
                 let mut tilt = tilts.0;
-                while tilt <= tilts.1 {
-                    let c = camera(pos, pan, tilt, fov, w, h);
-                    let s = ch.score(&c, coarse, 4.0);
+                for &tilt_sc in &tilt_trig {
+                    let m = base.image_from_pitch_matrix_at(pan_trig, tilt_sc, zero);
+                    let s = ch.score_matrix(&m, coarse, 4.0);
                     if s > 0.0 {
                         cands.push((s, pos, pan, tilt, fov));
                     }
@@ -480,6 +494,7 @@ fn explained_share(mask: &LineMask, cam: &BroadcastCamera, dense: &[LineSample])
         line: vec![false; w * h],
         grass: Vec::new(),
     };
+    let cam = cam.projector();
     for s in dense {
         let Some(p) = cam.project(s.pitch) else {
             continue;

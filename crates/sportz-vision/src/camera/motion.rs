@@ -42,12 +42,10 @@ impl Gray {
         let (w, h) = (self.width / 2, self.height / 2);
         let mut data = Vec::with_capacity(w * h);
         for y in 0..h {
-            for x in 0..w {
-                let s = self.get(2 * x, 2 * y)
-                    + self.get(2 * x + 1, 2 * y)
-                    + self.get(2 * x, 2 * y + 1)
-                    + self.get(2 * x + 1, 2 * y + 1);
-                data.push(s * 0.25);
+            let top = &self.data[2 * y * self.width..(2 * y + 1) * self.width];
+            let bot = &self.data[(2 * y + 1) * self.width..(2 * y + 2) * self.width];
+            for (a, b) in top.chunks_exact(2).zip(bot.chunks_exact(2)).take(w) {
+                data.push((a[0] + a[1] + b[0] + b[1]) * 0.25);
             }
         }
         Self {
@@ -63,8 +61,16 @@ impl Gray {
 pub struct Pyramid {
     pub scale: usize,
     pub levels: Vec<Gray>,
-    /// Grass mask of level 0.
+    /// Grass mask of every other level-0 pixel each way (entry (u, v) is level-0 pixel
+    /// (2u, 2v)): where corners look for grass, a quarter of the pixel tests.
     pub grass: Vec<bool>,
+    grass_width: usize,
+    grass_height: usize,
+}
+
+/// Integer luma ×1000 of one RGB pixel.
+fn luma_1000(p: &[u8]) -> u32 {
+    299 * u32::from(p[0]) + 587 * u32::from(p[1]) + 114 * u32::from(p[2])
 }
 
 impl Pyramid {
@@ -73,39 +79,47 @@ impl Pyramid {
     pub fn build(img: &RgbImage<'_>, scale: usize, levels: usize) -> Self {
         let scale = scale.max(1);
         let (w, h) = (img.width() as usize / scale, img.height() as usize / scale);
-        let mut data = Vec::with_capacity(w * h);
-        let mut grass = Vec::with_capacity(w * h);
+        let mut data = vec![0.0_f32; w * h];
+        let (gw, gh) = (w.div_ceil(2), h.div_ceil(2));
+        let mut grass = vec![false; gw * gh];
         let raw = img.data();
         let stride = img.width() as usize * 3;
         // integer luma (×1000) summed over each block, one division per output pixel
         let norm = 1.0 / (1000 * scale * scale) as f32;
-        for y in 0..h {
+        for (y, out) in data.chunks_exact_mut(w.max(1)).enumerate().take(h) {
             let top = &raw[y * scale * stride..(y * scale + 1) * stride];
+            if y % 2 == 0 {
+                // the grass of level-0 pixel (2u, y): the block's top-left source pixel
+                let row = &mut grass[(y / 2) * gw..(y / 2 + 1) * gw];
+                for (u, g) in row.iter_mut().enumerate() {
+                    let i = 2 * u * scale * 3;
+                    *g = is_grass([top[i], top[i + 1], top[i + 2]]);
+                }
+            }
             if scale == 2 {
                 let bot = &raw[(y * 2 + 1) * stride..(y * 2 + 2) * stride];
-                for (a, b) in top.chunks_exact(6).zip(bot.chunks_exact(6)).take(w) {
-                    let l = |p: &[u8]| {
-                        299 * u32::from(p[0]) + 587 * u32::from(p[1]) + 114 * u32::from(p[2])
-                    };
-                    let sum = l(&a[..3]) + l(&a[3..]) + l(&b[..3]) + l(&b[3..]);
-                    data.push(sum as f32 * norm);
-                    grass.push(is_grass([a[0], a[1], a[2]]));
+                for ((o, a), b) in out
+                    .iter_mut()
+                    .zip(top.chunks_exact(6))
+                    .zip(bot.chunks_exact(6))
+                {
+                    let sum = luma_1000(&a[..3])
+                        + luma_1000(&a[3..])
+                        + luma_1000(&b[..3])
+                        + luma_1000(&b[3..]);
+                    *o = sum as f32 * norm;
                 }
                 continue;
             }
-            for x in 0..w {
+            for (x, o) in out.iter_mut().enumerate() {
                 let mut sum = 0u32;
                 for dy in 0..scale {
                     let row = &raw[(y * scale + dy) * stride..(y * scale + dy + 1) * stride];
                     for px in row[x * scale * 3..(x + 1) * scale * 3].chunks_exact(3) {
-                        sum += 299 * u32::from(px[0])
-                            + 587 * u32::from(px[1])
-                            + 114 * u32::from(px[2]);
+                        sum += luma_1000(px);
                     }
                 }
-                data.push(sum as f32 * norm);
-                let i = x * scale * 3;
-                grass.push(is_grass([top[i], top[i + 1], top[i + 2]]));
+                *o = sum as f32 * norm;
             }
         }
         let mut pyr = vec![Gray {
@@ -124,12 +138,14 @@ impl Pyramid {
             scale,
             levels: pyr,
             grass,
+            grass_width: gw,
+            grass_height: gh,
         }
     }
 
-    fn grass_at(&self, x: usize, y: usize) -> bool {
-        let g = &self.levels[0];
-        x < g.width && y < g.height && self.grass[y * g.width + x]
+    /// Whether level-0 pixel (2u, 2v) is grass (`false` outside).
+    fn grass_at_even(&self, u: usize, v: usize) -> bool {
+        u < self.grass_width && v < self.grass_height && self.grass[v * self.grass_width + u]
     }
 }
 
@@ -258,12 +274,12 @@ pub fn corners(p: &Pyramid, exclude: &[BBox], cfg: &MotionConfig) -> Vec<Point> 
                                 && fy >= b.y1 - 4.0
                                 && fy <= b.y2 + 4.0
                         });
-                        // grass on all four corners of the window: not a broadcast graphic
-                        let (x0, y0, d) = (2 * x, 2 * y, 2 * r);
-                        let on_pitch = p.grass_at(x0 - d, y0 - d)
-                            && p.grass_at(x0 + d, y0 - d)
-                            && p.grass_at(x0 - d, y0 + d)
-                            && p.grass_at(x0 + d, y0 + d);
+                        // grass on all four corners of the window (level-0 pixels
+                        // 2(x ± r), 2(y ± r)): not a broadcast graphic
+                        let on_pitch = p.grass_at_even(x - r, y - r)
+                            && p.grass_at_even(x + r, y - r)
+                            && p.grass_at_even(x - r, y + r)
+                            && p.grass_at_even(x + r, y + r);
                         if on_pitch && !near_player {
                             best = (e, Some((x, y)));
                         }
@@ -452,5 +468,64 @@ impl MotionTracker {
         });
         self.prev = Some((cur, boxes.to_vec()));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pyramid's grass mask (every other level-0 pixel) is the grass test of the source
+    /// pixel each entry stands for, on odd sizes and scales too; its level 0 is the block mean.
+    #[test]
+    fn the_pyramid_grass_mask_is_the_source_pixels_grass() {
+        for (w, h, scale) in [
+            (64u32, 36u32, 2usize),
+            (67, 41, 2),
+            (61, 37, 3),
+            (40, 30, 1),
+        ] {
+            let mut rgb = Vec::new();
+            for y in 0..h {
+                for x in 0..w {
+                    // grass, white line and crowd in an irregular pattern
+                    rgb.extend_from_slice(match (x * 7 + y * 3) % 5 {
+                        0 | 1 => &[40u8, 130, 45],
+                        2 => &[230, 235, 228],
+                        3 => &[120, 60, 90],
+                        _ => &[60, 150, 50],
+                    });
+                }
+            }
+            let img = RgbImage::new(&rgb, w, h).unwrap();
+            let p = Pyramid::build(&img, scale, 3);
+            let g = &p.levels[0];
+            assert_eq!(
+                (g.width, g.height),
+                (w as usize / scale, h as usize / scale)
+            );
+            for v in 0..g.height.div_ceil(2) + 1 {
+                for u in 0..g.width.div_ceil(2) + 1 {
+                    let (x, y) = (2 * u * scale, 2 * v * scale);
+                    let want = 2 * u < g.width
+                        && 2 * v < g.height
+                        && is_grass(img.pixel(x as u32, y as u32));
+                    assert_eq!(p.grass_at_even(u, v), want, "{w}x{h}/{scale} at ({u}, {v})");
+                }
+            }
+            let mean: f32 = (0..scale)
+                .flat_map(|dy| (0..scale).map(move |dx| (dx, dy)))
+                .map(|(dx, dy)| {
+                    let [r, g, b] = img.pixel((scale + dx) as u32, (scale + dy) as u32);
+                    (299 * u32::from(r) + 587 * u32::from(g) + 114 * u32::from(b)) as f32
+                })
+                .sum::<f32>()
+                / (1000 * scale * scale) as f32;
+            assert!(
+                (g.get(1, 1) - mean).abs() < 1e-3,
+                "{} vs {mean}",
+                g.get(1, 1)
+            );
+        }
     }
 }

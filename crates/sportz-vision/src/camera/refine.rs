@@ -4,7 +4,7 @@
 //! model sits on the lines; repeat with a shrinking search reach. Position can be held (tracking:
 //! the camera does not move, it turns and zooms) or freed (initialisation).
 
-use super::broadcast::BroadcastCamera;
+use super::broadcast::{BroadcastCamera, Projector};
 use super::lines::{LineTest, is_grass, search_normal};
 use super::model::LineSample;
 use crate::pitch::solve;
@@ -127,7 +127,7 @@ fn params_of(c: &BroadcastCamera) -> [f64; PARAMS] {
 }
 
 /// Where a sample lands and the image normal of its marking there.
-fn project_sample(cam: &BroadcastCamera, s: &LineSample) -> Option<(Point, (f64, f64), f64)> {
+fn project_sample(cam: &Projector, s: &LineSample) -> Option<(Point, (f64, f64), f64)> {
     let p = cam.project(s.pitch)?;
     let q = cam.project(Point::new(
         s.pitch.x + s.tangent.0 * 0.5,
@@ -166,8 +166,9 @@ fn correspondences(
     let (mut visible, mut observable, mut matched_observable) = (0, 0, 0);
     let mut out = Vec::new();
     let mut seen = [false; 32];
+    let cam = cam.projector();
     for s in samples {
-        let Some((p, n, px_per_m)) = project_sample(cam, s) else {
+        let Some((p, n, px_per_m)) = project_sample(&cam, s) else {
             continue;
         };
         if !inside(p, w, h, 2.0) || hidden(p, boxes) || !cam.ray_hits_ground(p) {
@@ -213,6 +214,7 @@ fn correspondences(
 
 fn residuals(cam: &BroadcastCamera, m: &[Match], out: &mut Vec<f64>) {
     out.clear();
+    let cam = cam.projector();
     for c in m {
         let r = cam.project(c.pitch).map_or(1e3, |p| {
             (p.x - c.target.x) * c.normal.0 + (p.y - c.target.y) * c.normal.1

@@ -125,3 +125,44 @@ fn a_homography_that_is_no_camera_is_refused() {
                 .is_err()
     );
 }
+
+/// The projector (matrices once) and the angle-grid matrix give exactly what the camera's own
+/// per-call methods give: the line fits and searches use them as plain speedups.
+#[test]
+fn the_projector_and_the_angle_grid_matrix_are_the_cameras_own() {
+    let c = main_camera();
+    let p = c.projector();
+    assert_eq!(p.m, c.image_from_pitch_matrix());
+    let at = c.image_from_pitch_matrix_at(c.pan.sin_cos(), c.tilt.sin_cos(), c.roll.sin_cos());
+    assert_eq!(at, c.image_from_pitch_matrix());
+    for (x, y) in [
+        (52.5, 34.0),
+        (0.0, 0.0),
+        (105.0, 68.0),
+        (52.5, 300.0),
+        (52.5, -500.0),
+    ] {
+        let q = Point::new(x, y);
+        assert_eq!(p.project(q), c.project(q), "{q:?}");
+    }
+    // pixels above and below the horizon
+    for (u, v) in [
+        (640.0, 360.0),
+        (0.0, 0.0),
+        (1280.0, 720.0),
+        (640.0, -2000.0),
+    ] {
+        let px = Point::new(u, v);
+        let (right, down, fwd) = c.axes();
+        let ray = add(
+            fwd,
+            add(
+                scale(right, (u - 640.0) / c.focal_px),
+                scale(down, (v - 360.0) / c.focal_px),
+            ),
+        );
+        assert_eq!(p.ray_hits_ground(px), ray[2] < -1e-9, "{px:?}");
+    }
+    assert!(p.ray_hits_ground(Point::new(640.0, 360.0)));
+    assert!(!p.ray_hits_ground(Point::new(640.0, -2000.0)));
+}
