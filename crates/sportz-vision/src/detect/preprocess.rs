@@ -178,6 +178,10 @@ pub fn preprocess(
             (x0 as usize * 3, x1 as usize * 3, fx)
         })
         .collect();
+    // a 1280-wide frame into a 640-wide input: every column halves
+    let halving = columns
+        .iter()
+        .all(|&(x0, x1, fx)| fx == 0.5 && x1 == x0 + 3);
     let data = image.data();
     let stride = image.width() as usize * 3;
     let planes: [usize; 3] = [0, 1, 2].map(|c| channel_of(c) * plane);
@@ -186,6 +190,20 @@ pub fn preprocess(
         let row0 = &data[y0 as usize * stride..][..stride];
         let row1 = &data[y1 as usize * stride..][..stride];
         let at = dy * iw + x_start;
+        if halving && fy == 0.5 && y1 == y0 + 1 {
+            // exactly half size: every tap weighs ½, so the bilinear value is the 2×2 mean
+            // (the same f32 as the general formula, whose products and sums are all exact here)
+            for (k, &(x0, _, _)) in columns.iter().enumerate() {
+                for (c, plane_at) in planes.iter().enumerate() {
+                    let sum = u16::from(row0[x0 + c])
+                        + u16::from(row0[x0 + 3 + c])
+                        + u16::from(row1[x0 + c])
+                        + u16::from(row1[x0 + 3 + c]);
+                    out[plane_at + at + k] = f32::from(sum) * 0.25 / k_scale;
+                }
+            }
+            continue;
+        }
         for (k, &(x0, x1, fx)) in columns.iter().enumerate() {
             for (c, plane_at) in planes.iter().enumerate() {
                 let top = f64::from(row0[x0 + c]) * (1.0 - fx) + f64::from(row0[x1 + c]) * fx;
@@ -306,5 +324,63 @@ mod tests {
             (4, 1),
         );
         assert_eq!(&u[0..4], &[0.0, 63.75, 191.25, 255.0]);
+    }
+
+    /// Halving (1280 wide into 640, the built-in model on 720p) takes a fast path: it gives
+    /// the general bilinear formula's values exactly, pads and edges included; an odd-height
+    /// source that is not an exact half in y takes the general rows.
+    #[test]
+    fn the_halving_path_is_the_bilinear_formula() {
+        for (w, h, input) in [
+            (16u32, 9u32, (8u32, 6u32)),
+            (16, 7, (8, 8)),
+            (12, 10, (6, 6)),
+        ] {
+            let data: Vec<u8> = (0..w * h * 3).map(|i| (i * 37 % 251) as u8).collect();
+            let img = RgbImage::new(&data, w, h).unwrap();
+            for pre in [Preprocess::ULTRALYTICS, Preprocess::YOLOX] {
+                let (got, t) = preprocess(&img, &pre, input);
+                let (iw, ih) = (input.0 as usize, input.1 as usize);
+                let k = if pre.scale == PixelScale::Unit {
+                    255.0
+                } else {
+                    1.0
+                };
+                let tap = |d: usize, pad: f64, scale: f64, n: u32| {
+                    let s = ((d as f64 + 0.5 - pad) / scale - 0.5).max(0.0);
+                    let i0 = (s.floor() as u32).min(n - 1);
+                    (i0, (i0 + 1).min(n - 1), (s - f64::from(i0)).clamp(0.0, 1.0))
+                };
+                let x_end = ((f64::from(w) * t.scale_x + t.pad_x).round() as usize).min(iw);
+                let y_end = ((f64::from(h) * t.scale_y + t.pad_y).round() as usize).min(ih);
+                for dy in 0..ih {
+                    for dx in 0..iw {
+                        for c in 0..3 {
+                            let src_c = if pre.order == ChannelOrder::Bgr {
+                                2 - c
+                            } else {
+                                c
+                            };
+                            let inside = dx >= t.pad_x as usize
+                                && dx < x_end
+                                && dy >= t.pad_y as usize
+                                && dy < y_end;
+                            let want = if inside {
+                                let (x0, x1, fx) = tap(dx, t.pad_x, t.scale_x, w);
+                                let (y0, y1, fy) = tap(dy, t.pad_y, t.scale_y, h);
+                                let px = |x: u32, y: u32| f64::from(img.pixel(x, y)[src_c]);
+                                let top = px(x0, y0) * (1.0 - fx) + px(x1, y0) * fx;
+                                let bottom = px(x0, y1) * (1.0 - fx) + px(x1, y1) * fx;
+                                (top * (1.0 - fy) + bottom * fy) as f32 / k
+                            } else {
+                                114.0 / k
+                            };
+                            let v = got[c * iw * ih + dy * iw + dx];
+                            assert_eq!(v, want, "{w}x{h}→{input:?} {pre:?} at ({dx}, {dy}, {c})");
+                        }
+                    }
+                }
+            }
+        }
     }
 }
