@@ -301,25 +301,38 @@ fn track_point(a: &Pyramid, b: &Pyramid, pt: Point, r: usize) -> Option<Point> {
     let levels = a.levels.len().min(b.levels.len());
     let mut guess = (0.0_f64, 0.0_f64);
     let ri = r as i32;
+    let mut patch = Vec::with_capacity((2 * r + 3) * (2 * r + 3));
     for l in (0..levels).rev() {
         let (ga, gb) = (&a.levels[l], &b.levels[l]);
         let k = f64::from(1u32 << l);
         let (px, py) = (pt.x / k, pt.y / k);
+        // the template's patch with a one-pixel rim (its corners unused), each pixel sampled
+        // once; (the points sit on exact binary fractions, so px + dx ± 1 is exact either way)
+        let side = 2 * r + 3;
+        patch.clear();
+        for j in 0..side {
+            for i in 0..side {
+                let corner = (i == 0 || i == side - 1) && (j == 0 || j == side - 1);
+                let (x, y) = (
+                    px + (i as f64 - f64::from(ri + 1)),
+                    py + (j as f64 - f64::from(ri + 1)),
+                );
+                patch.push(if corner { 0.0 } else { ga.sample(x, y)? });
+            }
+        }
+        let at = |dx: i32, dy: i32| patch[((dy + ri + 1) as usize) * side + (dx + ri + 1) as usize];
         // gradients of the template once per level
         let mut tmpl = Vec::with_capacity((2 * r + 1) * (2 * r + 1));
         let (mut sxx, mut sxy, mut syy) = (0.0_f64, 0.0_f64, 0.0_f64);
         for dy in -ri..=ri {
             for dx in -ri..=ri {
-                let (x, y) = (px + f64::from(dx), py + f64::from(dy));
-                let (Some(c), Some(xl), Some(xr), Some(yu), Some(yd)) = (
-                    ga.sample(x, y),
-                    ga.sample(x - 1.0, y),
-                    ga.sample(x + 1.0, y),
-                    ga.sample(x, y - 1.0),
-                    ga.sample(x, y + 1.0),
-                ) else {
-                    return None;
-                };
+                let (c, xl, xr, yu, yd) = (
+                    at(dx, dy),
+                    at(dx - 1, dy),
+                    at(dx + 1, dy),
+                    at(dx, dy - 1),
+                    at(dx, dy + 1),
+                );
                 let ix = f64::from(xr - xl) * 0.5;
                 let iy = f64::from(yd - yu) * 0.5;
                 sxx += ix * ix;
