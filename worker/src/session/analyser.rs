@@ -5,8 +5,11 @@
 //!
 //! An analyser with a separate detection stage ([`Analyzer::detect_stage`]) runs on two
 //! threads: the detector takes frames from the slot and hands each, with its detections, to the
-//! analyser thread through a one-frame channel, so inference of the next frame overlaps the
-//! camera, tracking and events of this one; frames still leave in order.
+//! analyser thread through a channel of `lead` frames, so inference of the next frames overlaps
+//! the camera, tracking and events of this one; frames still leave in order. Live, the lead is
+//! one frame (a deeper queue would only add latency); offline it is [`OFFLINE_LEAD`], so the
+//! detector keeps both cores busy while the analyser spends a few hundred milliseconds on one
+//! frame (a camera search after a cut).
 
 use std::sync::Arc;
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -69,13 +72,18 @@ pub(crate) struct Analysed {
     pub read_instant: Instant,
 }
 
+/// Frames the detector may run ahead of the analyser offline (each holds one RGB frame:
+/// 2.8 MB at 720p).
+pub(crate) const OFFLINE_LEAD: usize = 12;
+
 pub(crate) fn spawn_analyser(
     mut analyzer: Box<dyn Analyzer>,
     slot: Arc<Slot>,
     tx: mpsc::Sender<Result<Analysed, AnalyzerError>>,
+    lead: usize,
 ) {
     if let Some(detector) = analyzer.detect_stage() {
-        return spawn_two_stages(detector, analyzer, slot, tx);
+        return spawn_two_stages(detector, analyzer, slot, tx, lead);
     }
     let frames = slot.clone();
     spawn_analyser_thread(slot, tx, move || {
@@ -115,14 +123,15 @@ fn spawn_analyser_thread(
 type DetectedFrame = (VideoFrame, Result<Detected, AnalyzerError>);
 
 /// The detector thread (slot → detections) and the analyser thread (detections → analysis →
-/// publisher), joined by a one-frame channel. Either one stopping closes the slot.
+/// publisher), joined by a channel of `lead` frames. Either one stopping closes the slot.
 fn spawn_two_stages(
     mut detector: Box<dyn DetectStage>,
     mut analyzer: Box<dyn Analyzer>,
     slot: Arc<Slot>,
     tx: mpsc::Sender<Result<Analysed, AnalyzerError>>,
+    lead: usize,
 ) {
-    let (dtx, drx) = std::sync::mpsc::sync_channel::<DetectedFrame>(1);
+    let (dtx, drx) = std::sync::mpsc::sync_channel::<DetectedFrame>(lead.max(1));
     let detector_slot = slot.clone();
     let spawned = std::thread::Builder::new()
         .name("detector".into())
@@ -218,7 +227,7 @@ mod tests {
     /// Frame, the thread its detection ran on, the thread its finish ran on.
     type Finished = Vec<(u64, String, String)>;
 
-    fn run_two_stages(fail_at: u64) -> (Vec<Result<u64, String>>, Finished) {
+    fn run_two_stages(fail_at: u64, lead: usize) -> (Vec<Result<u64, String>>, Finished) {
         let finished = Arc::new(Mutex::new(Vec::new()));
         let analyser = TwoStage {
             finished: finished.clone(),
@@ -226,7 +235,7 @@ mod tests {
         };
         let slot = Arc::new(Slot::default());
         let (tx, mut rx) = mpsc::channel(64);
-        spawn_analyser(Box::new(analyser), slot.clone(), tx);
+        spawn_analyser(Box::new(analyser), slot.clone(), tx, lead);
         for n in 1..=20 {
             slot.wait_empty(); // offline: every frame is analysed
             slot.put(frame(n));
@@ -249,22 +258,26 @@ mod tests {
 
     #[test]
     fn two_stages_keep_the_order_and_run_on_their_own_threads() {
-        let (out, finished) = run_two_stages(u64::MAX);
-        assert_eq!(out, (1..=20).map(Ok).collect::<Vec<_>>());
-        assert!(
-            finished
-                .iter()
-                .all(|(_, d, a)| d == "detector" && a == "analyser"),
-            "{finished:?}"
-        );
+        for lead in [1, OFFLINE_LEAD] {
+            let (out, finished) = run_two_stages(u64::MAX, lead);
+            assert_eq!(out, (1..=20).map(Ok).collect::<Vec<_>>(), "lead {lead}");
+            assert!(
+                finished
+                    .iter()
+                    .all(|(_, d, a)| d == "detector" && a == "analyser"),
+                "lead {lead}: {finished:?}"
+            );
+        }
     }
 
     #[test]
     fn a_detection_failure_ends_the_stages_with_its_error() {
-        let (out, _) = run_two_stages(5);
-        assert_eq!(out.len(), 5, "{out:?}");
-        assert_eq!(out[..4], [Ok(1), Ok(2), Ok(3), Ok(4)]);
-        assert_eq!(out[4], Err("frame 5 failed".to_owned()));
+        for lead in [1, OFFLINE_LEAD] {
+            let (out, _) = run_two_stages(5, lead);
+            assert_eq!(out.len(), 5, "lead {lead}: {out:?}");
+            assert_eq!(out[..4], [Ok(1), Ok(2), Ok(3), Ok(4)]);
+            assert_eq!(out[4], Err("frame 5 failed".to_owned()));
+        }
     }
 
     #[test]

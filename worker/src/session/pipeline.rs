@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::analyser::{Slot, spawn_analyser};
+use super::analyser::{OFFLINE_LEAD, Slot, spawn_analyser};
 use super::control::{Wanted, watch_control};
 use super::lease::LeaseKeeper;
 use super::publisher::{Publisher, publish_loop};
@@ -52,7 +52,8 @@ pub(super) async fn run_pipeline(
             };
         }
     };
-    let mut stages = Stages::start(ctx, publisher, analyzer);
+    let offline = !ctx.config.realtime && matches!(ctx.config.source, VideoSource::File(_));
+    let mut stages = Stages::start(ctx, publisher, analyzer, offline);
     let control = watch_control(
         ctx.bus.clone(),
         ctx.match_id,
@@ -67,7 +68,7 @@ pub(super) async fn run_pipeline(
         lease,
         control,
         stages: &mut stages,
-        offline: !ctx.config.realtime && matches!(ctx.config.source, VideoSource::File(_)),
+        offline,
         probe: None,
         resumed_said: false,
         // a takeover resumes a file or HTTP video where the lost worker was
@@ -102,11 +103,18 @@ struct Stages {
 }
 
 impl Stages {
-    fn start(ctx: &SessionCtx, publisher: &Arc<Publisher>, analyzer: Box<dyn Analyzer>) -> Self {
+    /// `offline`: every frame of a file at full speed (the detector may run further ahead).
+    fn start(
+        ctx: &SessionCtx,
+        publisher: &Arc<Publisher>,
+        analyzer: Box<dyn Analyzer>,
+        offline: bool,
+    ) -> Self {
         let s = &ctx.settings;
         let slot = Arc::new(Slot::default());
         let (res_tx, res_rx) = mpsc::channel(64);
-        spawn_analyser(analyzer, slot.clone(), res_tx);
+        let lead = if offline { OFFLINE_LEAD } else { 1 };
+        spawn_analyser(analyzer, slot.clone(), res_tx, lead);
         let metrics = Arc::new(Mutex::new(SessionMetrics::new(s.analyzers.device())));
         let publishing = tokio::spawn(publish_loop(
             publisher.clone(),
