@@ -77,6 +77,11 @@ pub struct TrackerSettings {
     /// hundreds of frames, 12–19 m off, where the right one has 0.95).
     pub recheck_every: u64,
     pub recheck_gain: f64,
+    /// The line fit's search reach per round (pixels) when the picture's motion is reliable:
+    /// the chained camera is then within a pixel or two of the lines, and the wide first round
+    /// of [`RefineConfig::reach_px`] (for a camera brought forward without motion) is half the
+    /// frame-to-frame cost.
+    pub follow_reach_px: [f64; 3],
 }
 
 impl Default for TrackerSettings {
@@ -101,6 +106,7 @@ impl Default for TrackerSettings {
             recheck_below: 0.85,
             recheck_every: 25,
             recheck_gain: 0.1,
+            follow_reach_px: [10.0, 5.0, 5.0],
         }
     }
 }
@@ -610,7 +616,15 @@ impl CameraTracker {
             Some(m) if m.inliers >= 12 => chain(&camera, &m.h).unwrap_or(camera),
             _ => camera,
         };
-        let mut fit = fit_to_lines(img, &predicted, &self.samples, boxes, &self.settings.refine);
+        let refine = if motion.is_some_and(reliable) {
+            RefineConfig {
+                reach_px: self.settings.follow_reach_px,
+                ..self.settings.refine
+            }
+        } else {
+            self.settings.refine
+        };
+        let mut fit = fit_to_lines(img, &predicted, &self.samples, boxes, &refine);
         // faint lines: now and then, the line model's map of this frame instead of the top-hat
         let map = match &self.lines {
             Some(model)
@@ -625,13 +639,7 @@ impl CameraTracker {
         };
         let mapped = map.as_ref().map(|m| img.with_lines(m));
         if let Some(on_map) = &mapped {
-            let f = fit_to_lines(
-                on_map,
-                &predicted,
-                &self.samples,
-                boxes,
-                &self.settings.refine,
-            );
+            let f = fit_to_lines(on_map, &predicted, &self.samples, boxes, &refine);
             if f.support() > fit.support() && f.camera.check().is_ok() {
                 fit = f;
             }
