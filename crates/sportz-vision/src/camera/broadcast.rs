@@ -183,9 +183,10 @@ impl BroadcastCamera {
     /// The camera's matrices, computed once for projecting many points.
     #[must_use]
     pub fn projector(&self) -> Projector {
-        let (right, down, fwd) = self.axes();
+        let axes = self.axes();
+        let (right, down, fwd) = axes;
         Projector {
-            m: self.image_from_pitch_matrix(),
+            m: self.matrix_with_axes(axes),
             right,
             down,
             fwd,

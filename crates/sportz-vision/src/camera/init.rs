@@ -301,26 +301,25 @@ fn search_views(
                     .atan()
                     .to_degrees();
             let (ps, ts) = (fov / cfg.grid_steps, vfov / cfg.grid_steps);
-            // the grid's angles as camera() gives them, each sine once (not once per camera)
+            // the grid's tilts as camera() gives them, each sine once (not once per camera);
+            // the focal length and position are the same for the whole grid of this fov
             let zero = 0.0_f64.sin_cos();
-            let mut tilt_trig = Vec::new();
+            let mut tilt_grid = Vec::new();
             let mut tilt = tilts.0;
             while tilt <= tilts.1 {
-                tilt_trig.push(tilt.to_radians().sin_cos());
+                tilt_grid.push((tilt, tilt.to_radians().sin_cos()));
                 tilt += ts;
             }
+            let base = camera(pos, pans.0, tilts.0, fov, w, h);
             let mut pan = pans.0;
             while pan <= pans.1 {
                 let pan_trig = pan.to_radians().sin_cos();
-                let base = camera(pos, pan, tilts.0, fov, w, h);
-                let mut tilt = tilts.0;
-                for &tilt_sc in &tilt_trig {
-                    let m = base.image_from_pitch_matrix_at(pan_trig, tilt_sc, zero);
+                for &(tilt, tilt_trig) in &tilt_grid {
+                    let m = base.image_from_pitch_matrix_at(pan_trig, tilt_trig, zero);
                     let s = ch.score_matrix(&m, coarse, 4.0);
                     if s > 0.0 {
                         cands.push((s, pos, pan, tilt, fov));
                     }
-                    tilt += ts;
                 }
                 pan += ps;
             }
