@@ -37,10 +37,11 @@ impl Gray {
         Some(top + (bot - top) * fy)
     }
 
-    /// Half the size, 2×2 averages.
-    fn half(&self) -> Self {
+    /// Half the size, 2×2 averages, into `data`'s memory (its contents are replaced).
+    fn half(&self, mut data: Vec<f32>) -> Self {
         let (w, h) = (self.width / 2, self.height / 2);
-        let mut data = Vec::with_capacity(w * h);
+        data.clear();
+        data.reserve(w * h);
         for y in 0..h {
             let top = &self.data[2 * y * self.width..(2 * y + 1) * self.width];
             let bot = &self.data[(2 * y + 1) * self.width..(2 * y + 2) * self.width];
@@ -77,11 +78,30 @@ impl Pyramid {
     /// Grey levels of `img` at `1/scale` (box-averaged), `levels` deep.
     #[must_use]
     pub fn build(img: &RgbImage<'_>, scale: usize, levels: usize) -> Self {
+        Self::build_reusing(img, scale, levels, None)
+    }
+
+    /// [`Self::build`] in the memory of a pyramid no longer needed (a frame's pyramid is a few
+    /// MB: fresh allocations each frame cost page faults and zeroing).
+    #[must_use]
+    pub fn build_reusing(
+        img: &RgbImage<'_>,
+        scale: usize,
+        levels: usize,
+        old: Option<Self>,
+    ) -> Self {
+        let (mut spare, mut grass) = match old {
+            Some(p) => (p.levels.into_iter().map(|g| g.data).collect(), p.grass),
+            None => (Vec::new(), Vec::new()),
+        };
         let scale = scale.max(1);
         let (w, h) = (img.width() as usize / scale, img.height() as usize / scale);
-        let mut data = vec![0.0_f32; w * h];
+        let mut data = spare.pop().unwrap_or_default();
+        data.clear();
+        data.resize(w * h, 0.0_f32);
         let (gw, gh) = (w.div_ceil(2), h.div_ceil(2));
-        let mut grass = vec![false; gw * gh];
+        grass.clear();
+        grass.resize(gw * gh, false);
         let raw = img.data();
         let stride = img.width() as usize * 3;
         // integer luma (×1000) summed over each block, one division per output pixel
@@ -128,7 +148,7 @@ impl Pyramid {
             data,
         }];
         while pyr.len() < levels.max(1) {
-            let next = pyr[pyr.len() - 1].half();
+            let next = pyr[pyr.len() - 1].half(spare.pop().unwrap_or_default());
             if next.width < 16 || next.height < 16 {
                 break;
             }
@@ -191,20 +211,27 @@ pub struct Motion {
 
 /// Integral images of the gradient products Ix², IxIy, Iy² of a grey image: the structure
 /// tensor over any window in O(1).
+#[derive(Debug, Clone, Default)]
 struct Structure {
     w: usize,
     sums: [Vec<f64>; 3],
 }
 
 impl Structure {
-    fn new(g: &Gray) -> Self {
+    /// The integral images of `g`, in `self`'s memory.
+    fn build(&mut self, g: &Gray) {
         let (w, h) = (g.width, g.height);
         let stride = w + 1;
-        let mut sums = [
-            vec![0.0; stride * (h + 1)],
-            vec![0.0; stride * (h + 1)],
-            vec![0.0; stride * (h + 1)],
-        ];
+        self.w = stride;
+        let sums = &mut self.sums;
+        for v in sums.iter_mut() {
+            // every entry but the first row and column is written below
+            v.resize(stride * (h + 1), 0.0);
+            v[..stride].fill(0.0);
+            for y in 1..=h {
+                v[y * stride] = 0.0;
+            }
+        }
         for y in 0..h {
             let mut row = [0.0_f64; 3];
             for x in 0..w {
@@ -223,7 +250,6 @@ impl Structure {
                 }
             }
         }
-        Self { w: stride, sums }
     }
 
     /// The smaller eigenvalue of the structure tensor (mean over the window) around (x, y).
@@ -244,6 +270,16 @@ impl Structure {
 /// Corners of level 0, one per grid cell, on grass and outside `exclude` (source pixels).
 #[must_use]
 pub fn corners(p: &Pyramid, exclude: &[BBox], cfg: &MotionConfig) -> Vec<Point> {
+    corners_with(p, exclude, cfg, &mut Structure::default())
+}
+
+/// [`corners`] with the structure tensor's integral images in `st`'s memory.
+fn corners_with(
+    p: &Pyramid,
+    exclude: &[BBox],
+    cfg: &MotionConfig,
+    st: &mut Structure,
+) -> Vec<Point> {
     // chosen on level 1 (a quarter of the pixels), returned in level-0 pixels
     let Some(g) = p.levels.get(1) else {
         return Vec::new();
@@ -253,7 +289,7 @@ pub fn corners(p: &Pyramid, exclude: &[BBox], cfg: &MotionConfig) -> Vec<Point> 
     if g.width <= 2 * margin || g.height <= 2 * margin {
         return Vec::new();
     }
-    let st = Structure::new(g);
+    st.build(g);
     let (gx, gy) = (cfg.grid.0.max(1), cfg.grid.1.max(1));
     let (cw, ch) = ((g.width - 2 * margin) / gx, (g.height - 2 * margin) / gy);
     let s = p.scale as f32;
@@ -437,6 +473,10 @@ pub struct MotionTracker {
     cfg: MotionConfig,
     prev: Option<(Pyramid, Vec<BBox>)>,
     frames: u64,
+    /// Memory reused from frame to frame: the pyramid before the previous one, the corners'
+    /// integral images.
+    spare: Option<Pyramid>,
+    structure: Structure,
 }
 
 impl MotionTracker {
@@ -446,21 +486,24 @@ impl MotionTracker {
             cfg,
             prev: None,
             frames: 0,
+            spare: None,
+            structure: Structure::default(),
         }
     }
 
     /// Forgets the previous frame (after a cut).
     pub fn reset(&mut self) {
-        self.prev = None;
+        self.spare = self.prev.take().map(|(p, _)| p);
     }
 
     /// The motion from the previous frame to `img`; `None` on the first frame or when too few
     /// corners could be followed. `boxes` (players, source pixels) are kept out of the corners.
     pub fn update(&mut self, img: &RgbImage<'_>, boxes: &[BBox]) -> Option<Motion> {
-        let cur = Pyramid::build(img, self.cfg.scale, self.cfg.levels);
+        let cur = Pyramid::build_reusing(img, self.cfg.scale, self.cfg.levels, self.spare.take());
         self.frames += 1;
+        let structure = &mut self.structure;
         let out = self.prev.as_ref().and_then(|(prev, prev_boxes)| {
-            let pts = corners(prev, prev_boxes, &self.cfg);
+            let pts = corners_with(prev, prev_boxes, &self.cfg, structure);
             let mut src = Vec::with_capacity(pts.len());
             let mut dst = Vec::with_capacity(pts.len());
             let s = self.cfg.scale as f64;
@@ -479,6 +522,9 @@ impl MotionTracker {
                 inliers: inl.len(),
             })
         });
+        if let Some((old, _)) = self.prev.take() {
+            self.spare = Some(old);
+        }
         self.prev = Some((cur, boxes.to_vec()));
         out
     }
