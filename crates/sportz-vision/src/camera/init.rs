@@ -155,6 +155,10 @@ impl Chamfer<'_> {
     /// [`Self::score`] of the camera with ground homography `m` (pitch → pixels).
     fn score_matrix(&self, m: &Mat3, samples: &[LineSample], tau: f32) -> f64 {
         let (w, h) = (self.mask.width as f64, self.mask.height as f64);
+        // a sample whose numerator is below 0 or clearly above the image's size × z is out of
+        // view without the two divisions (most samples, for a narrow field of view); the ones
+        // near the edges still take the exact test below
+        let (w_px, h_px) = (w * self.step * (1.0 + 1e-9), h * self.step * (1.0 + 1e-9));
         let mut s = 0.0_f64;
         for smp in samples {
             let (x, y) = (smp.pitch.x, smp.pitch.y);
@@ -162,8 +166,16 @@ impl Chamfer<'_> {
             if z < 0.5 {
                 continue;
             }
-            let u = (m[0][0] * x + m[0][1] * y + m[0][2]) / z / self.step;
-            let v = (m[1][0] * x + m[1][1] * y + m[1][2]) / z / self.step;
+            let nu = m[0][0] * x + m[0][1] * y + m[0][2];
+            if nu < 0.0 || nu > w_px * z {
+                continue;
+            }
+            let nv = m[1][0] * x + m[1][1] * y + m[1][2];
+            if nv < 0.0 || nv > h_px * z {
+                continue;
+            }
+            let u = nu / z / self.step;
+            let v = nv / z / self.step;
             if u < 0.0 || v < 0.0 || u >= w || v >= h {
                 continue;
             }
