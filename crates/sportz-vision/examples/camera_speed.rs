@@ -4,8 +4,7 @@
 //! ffmpeg -v error -i match.mp4 -f rawvideo -pix_fmt rgb24 - \
 //!   | cargo run --release -p sportz-vision --example camera_speed -- 1280 720
 //! ```
-//! `--verbose` prints each frame's camera source or why it has none; `--fit-every N` sets
-//! [`TrackerSettings::fit_every`] (how often a followed camera is fitted to the lines). Prints the per-frame time of frame-to-frame tracking (median, p95, max), of
+//! `--verbose` prints each frame's camera source or why it has none. Prints the per-frame time of frame-to-frame tracking (median, p95, max), of
 //! (re)initialisations, their totals, and how many frames had a camera.
 
 use std::io::Read;
@@ -33,14 +32,7 @@ fn main() {
     };
     let verbose = args.iter().any(|a| a == "--verbose");
     let mut buf = vec![0u8; (w * h * 3) as usize];
-    let mut settings = TrackerSettings::default();
-    if let Some(i) = args.iter().position(|a| a == "--fit-every") {
-        settings.fit_every = args
-            .get(i + 1)
-            .and_then(|v| v.parse().ok())
-            .expect("--fit-every N");
-    }
-    let mut tracker = CameraTracker::new(settings, None);
+    let mut tracker = CameraTracker::new(TrackerSettings::default(), None);
     let (mut follow, mut init) = (Vec::new(), Vec::new());
     let (mut frames, mut with_camera) = (0u64, 0u64);
     let mut stdin = std::io::stdin().lock();
@@ -79,7 +71,6 @@ fn main() {
         "{frames} frames {w}x{h}, {with_camera} with a camera; camera time {:.2} s in all ({follow_s:.2} s following, {init_s:.2} s in searches)",
         follow_s + init_s
     );
-    println!("line fits of the followed camera: {}", tracker.line_fits());
     println!(
         "frame-to-frame: median {:.2} ms, p95 {:.2} ms, max {:.2} ms over {} frames\ninitialisation: median {:.1} ms, max {:.1} ms over {} attempts",
         pct(&mut follow.clone(), 0.5),

@@ -82,13 +82,6 @@ pub struct TrackerSettings {
     /// of [`RefineConfig::reach_px`] (for a camera brought forward without motion) is half the
     /// frame-to-frame cost.
     pub follow_reach_px: [f64; 3],
-    /// While the picture's motion is reliable and the camera sat on its lines a frame ago, the
-    /// line fit (drift correction) runs on every this many frames only and the frames between
-    /// take the chained camera (1, the default: every frame). One frame's chained motion is a
-    /// fraction of a pixel off, but at 2 the shared real clip lost its camera for 160 frames
-    /// (a followed camera on faint lines leans on the line map's fits and on the support-drop
-    /// cut test, and both then see fewer frames).
-    pub fit_every: u64,
 }
 
 impl Default for TrackerSettings {
@@ -114,7 +107,6 @@ impl Default for TrackerSettings {
             recheck_every: 25,
             recheck_gain: 0.1,
             follow_reach_px: [10.0, 5.0, 5.0],
-            fit_every: 1,
         }
     }
 }
@@ -252,8 +244,6 @@ pub struct CameraTracker {
     /// gap between such searches (doubling while they find nothing better).
     next_recheck: u64,
     recheck_gap: u64,
-    /// Line fits of followed cameras so far (drift corrections; [`Self::line_fits`]).
-    line_fits: u64,
 }
 
 /// [`CameraTracker::init_inputs`]: fine and coarse model samples, home, the searches to run.
@@ -366,7 +356,6 @@ impl CameraTracker {
             support: None,
             next_recheck: 0,
             recheck_gap: 0,
-            line_fits: 0,
         }
     }
 
@@ -383,13 +372,6 @@ impl CameraTracker {
     #[must_use]
     pub fn line_model(&self) -> Option<&SharedLineModel> {
         self.lines.as_ref()
-    }
-
-    /// How many frames' followed cameras were fitted to their lines so far (the others were
-    /// carried by the picture's motion alone: [`TrackerSettings::fit_every`]).
-    #[must_use]
-    pub fn line_fits(&self) -> u64 {
-        self.line_fits
     }
 
     /// The video's main camera position once [`TrackerSettings::home_after_frames`] frames of
@@ -634,20 +616,6 @@ impl CameraTracker {
             Some(m) if m.inliers >= 12 => chain(&camera, &m.h).unwrap_or(camera),
             _ => camera,
         };
-        let s = &self.settings;
-        // drift correction every `fit_every` frames while the picture's motion carries the
-        // camera (never on a frame that also refits the position)
-        let between_fits = s.fit_every > 1
-            && !self.frame.is_multiple_of(s.fit_every)
-            && !(s.reposition_every > 0 && self.frame.is_multiple_of(s.reposition_every));
-        if between_fits
-            && unconfirmed == 0
-            && motion.is_some_and(reliable)
-            && predicted.check().is_ok()
-            && let Some(confidence) = self.support
-        {
-            return self.publish(img, predicted, 0, manual, motion, cut, confidence, false);
-        }
         let refine = if motion.is_some_and(reliable) {
             RefineConfig {
                 reach_px: self.settings.follow_reach_px,
@@ -657,7 +625,6 @@ impl CameraTracker {
             self.settings.refine
         };
         let mut fit = fit_to_lines(img, &predicted, &self.samples, boxes, &refine);
-        self.line_fits += 1;
         // faint lines: now and then, the line model's map of this frame instead of the top-hat
         let map = match &self.lines {
             Some(model)
@@ -770,32 +737,6 @@ impl CameraTracker {
             };
             self.next_recheck = self.frame + self.recheck_gap;
         }
-        self.publish(
-            img,
-            cam,
-            unconfirmed,
-            manual,
-            motion,
-            cut,
-            confidence,
-            switched,
-        )
-    }
-
-    /// Publishes the followed camera of this frame (or drops it: too long unconfirmed, or no
-    /// longer a possible camera).
-    #[allow(clippy::too_many_arguments, reason = "one frame's state, passed flat")]
-    fn publish(
-        &mut self,
-        img: &RgbImage<'_>,
-        cam: BroadcastCamera,
-        unconfirmed: u32,
-        manual: bool,
-        motion: Option<&super::motion::Motion>,
-        cut: bool,
-        confidence: f64,
-        switched: bool,
-    ) -> CameraStep {
         let s = &self.settings;
         if unconfirmed > s.max_unconfirmed || cam.check().is_err() {
             let why = NoCamera::LostLines {
