@@ -451,13 +451,22 @@ impl VisionAnalyzer {
         let (fine, coarse) = (fine.to_vec(), coarse.to_vec());
         let (rgb, width, height) = (f.rgb.clone(), f.width, f.height);
         let lines = self.camera.line_model().cloned();
+        let work_width = self.settings.camera.work_width;
         let spawned = std::thread::Builder::new()
             .name("sportz-camera-init".to_owned())
             .spawn(move || {
                 if let Ok(img) = RgbImage::new(&rgb, width, height) {
+                    // the tracker reads frames at its working resolution: so does its search
+                    let work = sportz_vision::camera::WorkFrame::of(&img, &boxes, work_width);
                     let model = lines.as_ref().map(|m| &*m.0);
                     let _ = tx.send(sportz_vision::camera::search_with_lines(
-                        model, &img, &boxes, &fine, &coarse, home, &plan,
+                        model,
+                        &work.image(),
+                        &work.boxes,
+                        &fine,
+                        &coarse,
+                        home,
+                        &plan,
                     ));
                 }
             });

@@ -4,6 +4,7 @@
 //! ffmpeg -v error -i match.mp4 -f rawvideo -pix_fmt rgb24 - \
 //!   | cargo run --release -p sportz-vision --example camera_speed -- 1280 720
 //! ```
+//! `--work-width N` reads frames at most N wide (0: as they are; default the tracker's).
 //! `--verbose` prints each frame's camera source or why it has none. Prints the per-frame time of frame-to-frame tracking (median, p95, max), of
 //! (re)initialisations, their totals, and how many frames had a camera.
 
@@ -32,7 +33,14 @@ fn main() {
     };
     let verbose = args.iter().any(|a| a == "--verbose");
     let mut buf = vec![0u8; (w * h * 3) as usize];
-    let mut tracker = CameraTracker::new(TrackerSettings::default(), None);
+    let mut settings = TrackerSettings::default();
+    if let Some(i) = args.iter().position(|a| a == "--work-width") {
+        settings.work_width = args
+            .get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .expect("--work-width takes a number of pixels");
+    }
+    let mut tracker = CameraTracker::new(settings, None);
     let (mut follow, mut init) = (Vec::new(), Vec::new());
     let (mut frames, mut with_camera) = (0u64, 0u64);
     let mut stdin = std::io::stdin().lock();

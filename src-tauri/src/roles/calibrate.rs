@@ -12,8 +12,8 @@ use anyhow::Context as _;
 use sportz_eval::keypoints::ImageCamera;
 use sportz_vision::RgbImage;
 use sportz_vision::camera::{
-    BroadcastCamera, FrameCameraEstimate, InitConfig, InitFailure, initialise_with_lines,
-    model::samples,
+    BroadcastCamera, DEFAULT_WORK_WIDTH, FrameCameraEstimate, InitConfig, InitFailure,
+    initialise_still, model::samples,
 };
 use sportz_vision::pitch::Calibration;
 
@@ -66,7 +66,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
         let image = RgbImage::new(&pixels, width, height)?;
         let t = Instant::now();
         let model = lines.as_ref().map(|m| &*m.0);
-        let result = initialise_with_lines(model, &image, &[], &fine, &coarse, &cfg);
+        let result = initialise_still(model, &image, &[], &fine, &coarse, &cfg, DEFAULT_WORK_WIDTH);
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         if let Some(dir) = &args.draw {
             let (cam, ok) = match &result {

@@ -208,7 +208,7 @@ fn line_samples() -> &'static (Vec<LineSample>, Vec<LineSample>) {
 }
 
 /// Finds the pitch in the still at `t` seconds without clicks: the broadcast camera fitted to
-/// the white pitch lines (`sportz_vision::camera::initialise`, on a blocking thread) and 4 to
+/// the white pitch lines (`sportz_vision::camera::initialise_still`, on a blocking thread) and 4 to
 /// [`AUTO_MAX_PAIRS`] well-spread point pairs it implies ([`pairs_from_camera`]), in the pixels
 /// of the video's own size. Stores nothing: the operator saves the pairs with
 /// [`set_calibration`].
@@ -251,13 +251,14 @@ fn find_pitch(
 
     let (samples, coarse) = line_samples();
     let model = lines.map(|m| &*m.0);
-    let fit = sportz_vision::camera::initialise_with_lines(
+    let fit = sportz_vision::camera::initialise_still(
         model,
         &img,
         &[],
         samples,
         coarse,
         &InitConfig::default(),
+        sportz_vision::camera::DEFAULT_WORK_WIDTH,
     )
     .map_err(|why| ApiError::Unprocessable(format!("no pitch found in the still: {why}")))?;
     let image_to_pitch = fit

@@ -14,6 +14,7 @@
 //! - [`cut`]: shot cuts from colour-histogram jumps.
 //! - [`init`]: automatic initialisation (a search over broadcast cameras, then a line fit).
 //! - [`tracker`]: the per-frame state machine the worker and `sportz track` use.
+//! - [`work`]: the working resolution (wide frames shrunk before the camera reads them).
 
 pub mod broadcast;
 pub mod cut;
@@ -23,6 +24,7 @@ pub mod model;
 pub mod motion;
 pub mod refine;
 pub mod tracker;
+pub mod work;
 
 pub use broadcast::{BroadcastCamera, Implausible};
 pub use init::{
@@ -31,6 +33,7 @@ pub use init::{
 };
 pub use refine::{LineFit, RefineConfig, fit_to_lines};
 pub use tracker::{CameraStep, CameraTracker, FrameCameraEstimate, NoCamera, TrackerSettings};
+pub use work::{DEFAULT_WORK_WIDTH, WorkFrame, initialise_at_work_width, initialise_still};
 
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,7 @@ use super::init::{InitConfig, InitFailure, SearchStep, search, search_with_lines
 use super::model::{LineSample, samples};
 use super::motion::{MotionConfig, MotionTracker};
 use super::refine::{LineFit, RefineConfig, fit_to_lines, fit_to_points};
+use super::work::{Shrinker, WorkScale, work_size};
 use crate::image::SharedLineModel;
 use crate::pitch::{Calibration, Homography, mul3};
 use crate::{BBox, Point, RgbImage};
@@ -82,6 +83,11 @@ pub struct TrackerSettings {
     /// of [`RefineConfig::reach_px`] (for a camera brought forward without motion) is half the
     /// frame-to-frame cost.
     pub follow_reach_px: [f64; 3],
+    /// Frames wider than this are shrunk to this width (area average) before the camera reads
+    /// them, and its cameras scaled back to the frame's pixels ([`super::work`]; 0: read every
+    /// frame as it is). The line tests and the search were tuned on 640-wide frames; wider
+    /// ones have wider lines and cost more per pixel.
+    pub work_width: u32,
 }
 
 impl Default for TrackerSettings {
@@ -107,6 +113,7 @@ impl Default for TrackerSettings {
             recheck_every: 25,
             recheck_gain: 0.1,
             follow_reach_px: [10.0, 5.0, 5.0],
+            work_width: super::work::DEFAULT_WORK_WIDTH,
         }
     }
 }
@@ -244,6 +251,9 @@ pub struct CameraTracker {
     /// gap between such searches (doubling while they find nothing better).
     next_recheck: u64,
     recheck_gap: u64,
+    /// Shrinks frames to [`TrackerSettings::work_width`], into `work_rgb`.
+    shrinker: Shrinker,
+    work_rgb: Vec<u8>,
 }
 
 /// [`CameraTracker::init_inputs`]: fine and coarse model samples, home, the searches to run.
@@ -356,6 +366,8 @@ impl CameraTracker {
             support: None,
             next_recheck: 0,
             recheck_gap: 0,
+            shrinker: Shrinker::default(),
+            work_rgb: Vec::new(),
         }
     }
 
@@ -479,15 +491,42 @@ impl CameraTracker {
         self.offered = Some((frame, result));
     }
 
-    /// How the manual calibration sat on the first frame's lines (its support and RMS distance),
-    /// once a frame has been seen; `None` without one.
+    /// How the manual calibration sat on the first frame's lines (its support and RMS distance,
+    /// in pixels of the working resolution), once a frame has been seen; `None` without one.
     #[must_use]
     pub fn manual_check(&self) -> Option<&LineFit> {
         self.manual_check.as_ref()
     }
 
-    /// The camera for `img` (`boxes`: players, whose pixels hide lines and move on their own).
+    /// The camera for `img` (`boxes`: players, whose pixels hide lines and move on their own),
+    /// in `img`'s pixels. A frame wider than [`TrackerSettings::work_width`] is read shrunk
+    /// ([`super::work`]); a deferred search ([`CameraStep::init_request`]) must then run on
+    /// the same frame at that resolution, [`super::WorkFrame::of`]`(img, boxes, work_width)`.
     pub fn update(&mut self, img: &RgbImage<'_>, boxes: &[BBox]) -> CameraStep {
+        let frame = (img.width(), img.height());
+        let Some(size) = work_size(frame.0, frame.1, self.settings.work_width) else {
+            return self.update_work(img, boxes);
+        };
+        let scale = WorkScale::new(frame, size);
+        if self.frame == 0
+            && let State::Static(cal) = &self.state
+            && let Ok(work) = scale.calibration_to_work(cal)
+        {
+            self.state = State::Static(work);
+        }
+        let mut rgb = std::mem::take(&mut self.work_rgb);
+        self.shrinker.shrink(img, size, &mut rgb);
+        let boxes: Vec<BBox> = boxes.iter().map(|b| scale.box_to_work(b)).collect();
+        let step = match RgbImage::new(&rgb, size.0, size.1) {
+            Ok(small) => self.update_work(&small, &boxes),
+            Err(e) => unreachable!("the shrinker sizes its output: {e}"),
+        };
+        self.work_rgb = rgb;
+        scale_step(step, &scale, frame)
+    }
+
+    /// [`Self::update`] on a frame at the working resolution.
+    fn update_work(&mut self, img: &RgbImage<'_>, boxes: &[BBox]) -> CameraStep {
         let (cut, _) = self.cuts.update(img);
         let motion = self.motion.update(img, boxes);
         let mut step = self.step(img, boxes, motion.as_ref(), cut);
@@ -894,7 +933,7 @@ impl CameraTracker {
         };
         match result {
             Ok(fit) => {
-                let Some(calibration) = calibration_of(&fit.camera) else {
+                if calibration_of(&fit.camera).is_none() {
                     return CameraStep {
                         estimate: None,
                         missing: Some(NoCamera::Waiting("singular camera".to_owned())),
@@ -902,32 +941,24 @@ impl CameraTracker {
                         init_request: None,
                         motion: None,
                     };
-                };
+                }
                 self.state = State::Tracking {
                     camera: fit.camera,
                     unconfirmed: 0,
                     manual: false,
                 };
                 self.note_view(&fit.camera);
+                // The frame a camera is found on gets no metres: it is followed from the next
+                // frame, once that frame's lines and motion confirm it. The frame may be a
+                // shot's first (a cut the colours did not show: seed 77003's close-up back to
+                // the main camera), and a search that runs beside the frame loop never
+                // publishes its own frame either.
+                self.recheck_gap = self.settings.recheck_every;
+                self.next_recheck = self.frame + self.recheck_gap;
                 if cut {
-                    // a shot's first frame gets no metres: the camera found on it is followed
-                    // from the next frame, once that frame's lines and motion confirm it
-                    self.recheck_gap = self.settings.recheck_every;
-                    self.next_recheck = self.frame + self.recheck_gap;
                     return waiting(why, true, None);
                 }
-                CameraStep {
-                    estimate: Some(FrameCameraEstimate {
-                        camera: Some(fit.camera),
-                        calibration,
-                        source: CameraSource::Auto,
-                        confidence: fit.support(),
-                    }),
-                    missing: None,
-                    cut,
-                    init_request: None,
-                    motion: None,
-                }
+                waiting(FOUND_UNCONFIRMED, false, None)
             }
             Err(e) => {
                 self.state = State::Lost {
@@ -945,6 +976,30 @@ impl CameraTracker {
         }
     }
 }
+
+/// A step found on a work frame, in the frame's pixels.
+fn scale_step(mut step: CameraStep, scale: &WorkScale, frame: (u32, u32)) -> CameraStep {
+    if let Some(e) = step.estimate.as_mut() {
+        e.camera = e.camera.map(|c| scale.camera_to_frame(&c, frame));
+        match scale.calibration_to_frame(&e.calibration) {
+            Ok(cal) => e.calibration = cal,
+            Err(_) => {
+                step.estimate = None;
+                step.missing = Some(NoCamera::Waiting(
+                    "the camera's homography is singular at the frame's size".to_owned(),
+                ));
+            }
+        }
+    }
+    step.motion = step
+        .motion
+        .and_then(|m| Homography::from_matrix(scale.motion_to_frame(m.matrix())).ok());
+    step
+}
+
+/// Why the frame a search found a camera on has none yet.
+const FOUND_UNCONFIRMED: &str =
+    "a camera was found on this frame; it is used once the next frame's lines confirm it";
 
 /// A frame without a camera while one is being looked for (`init_request`: ask for a search).
 fn waiting(why: &str, cut: bool, init_request: Option<u64>) -> CameraStep {

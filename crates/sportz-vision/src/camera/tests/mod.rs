@@ -11,6 +11,7 @@ use super::refine::{RefineConfig, fit_to_lines};
 use super::tracker::{
     CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, NoCamera, TrackerSettings, view_radius_m,
 };
+use super::work::{initialise_at_work_width, initialise_still};
 use crate::pitch::{Calibration, Homography};
 use crate::rng::SplitMix64;
 use crate::{Point, RgbImage};
@@ -52,7 +53,8 @@ fn error_m(truth: &BroadcastCamera, pitch_from_image: &Homography) -> f64 {
         for j in 0..=13 {
             let p = Point::new(f64::from(i) * 5.0, f64::from(j) * 68.0 / 13.0);
             let Some(px) = truth.project(p) else { continue };
-            if px.x < 0.0 || px.y < 0.0 || px.x >= f64::from(W) || px.y >= f64::from(H) {
+            let (w, h) = (f64::from(truth.width), f64::from(truth.height));
+            if px.x < 0.0 || px.y < 0.0 || px.x >= w || px.y >= h {
                 continue;
             }
             let q = pitch_from_image.apply(px).unwrap();
@@ -186,6 +188,54 @@ fn a_chain_over_a_pan_and_a_zoom_stays_within_tolerance() {
     assert!(
         check.support() > 0.8,
         "the exact manual calibration agrees with the lines: {check:?}"
+    );
+}
+
+/// `c` for a frame `k` times as large (the same view).
+fn scaled(c: &BroadcastCamera, k: u32) -> BroadcastCamera {
+    BroadcastCamera {
+        focal_px: c.focal_px * f64::from(k),
+        width: c.width * k,
+        height: c.height * k,
+        ..*c
+    }
+}
+
+#[test]
+fn a_720p_frame_is_read_at_the_working_width_and_answered_in_its_own_pixels() {
+    let cams: Vec<BroadcastCamera> = path(8).iter().map(|c| scaled(c, 2)).collect();
+    let seed = Calibration::from_image_from_pitch(cams[0].image_from_pitch().unwrap()).unwrap();
+    let settings = TrackerSettings::default();
+    assert_eq!(settings.work_width, 640);
+    let mut t = CameraTracker::new(settings, Some(&seed));
+    let mut worst: f64 = 0.0;
+    for (i, c) in cams.iter().enumerate() {
+        let img = render(c, Look::default());
+        let step = t.update(&RgbImage::new(&img, 2 * W, 2 * H).unwrap(), &[]);
+        let est = step
+            .estimate
+            .unwrap_or_else(|| panic!("frame {i}: {:?}", step.missing));
+        let camera = est.camera.expect("a broadcast camera");
+        assert_eq!((camera.width, camera.height), (2 * W, 2 * H), "frame {i}");
+        worst = worst.max(error_m(c, &est.calibration.pitch_from_image));
+        worst = worst.max(est_error(c, &camera));
+        if i > 0 {
+            // the picture's motion moves the previous frame's pixels onto this frame's (within
+            // the 2 px of `motion_between_frames_is_the_camera_turning`, in work pixels)
+            let m = step.motion.expect("motion on a pan");
+            for p in [Point::new(40.0, 30.0), Point::new(60.0, 45.0)] {
+                let (a, b) = (cams[i - 1].project(p).unwrap(), c.project(p).unwrap());
+                let moved = m.apply(a).unwrap();
+                assert!(
+                    moved.distance(&b) < 4.0,
+                    "frame {i}: motion put {a:?} at {moved:?}, the frame shows it at {b:?}"
+                );
+            }
+        }
+    }
+    assert!(
+        worst < 0.3,
+        "worst mean error {worst:.2} m at 1280×720 read at 640×360"
     );
 }
 
@@ -396,6 +446,38 @@ fn initialisation_finds_a_wide_view_of_a_whole_half() {
         let e = est_error(&truth, &fit.camera);
         assert!(e < within_m, "{fov}° view found {e:.2} m off");
     }
+}
+
+#[test]
+fn a_wide_still_is_searched_at_the_working_width_and_answered_in_its_own_pixels() {
+    let truth = scaled(&cam(-6.0, 13.0, 30.0), 2);
+    let img = render(&truth, Look::default());
+    let im = RgbImage::new(&img, 2 * W, 2 * H).unwrap();
+    let fit = initialise_at_work_width(
+        None,
+        &im,
+        &[],
+        &samples(1.0),
+        &samples(2.0),
+        &InitConfig::default(),
+        W,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((fit.camera.width, fit.camera.height), (2 * W, 2 * H));
+    let e = est_error(&truth, &fit.camera);
+    assert!(e < 0.5, "found {e:.2} m off");
+    // a still first tries the full size, which finds it here too
+    let still = initialise_still(
+        None,
+        &im,
+        &[],
+        &samples(1.0),
+        &samples(2.0),
+        &InitConfig::default(),
+        W,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(est_error(&truth, &still.camera) < 0.5);
 }
 
 /// Lines painted barely brighter than the grass (a worn or rain-soaked pitch, a soft 360p
