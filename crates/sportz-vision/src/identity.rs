@@ -6,8 +6,10 @@
 //! sits after it and maps tracker ids to the ids that are published: a new track takes over
 //! the identity of a recently vanished one when its pitch position is where that player could
 //! be by now (a radius that grows with the time away), the team is not the other one, and no
-//! other vanished identity is nearly as close. Without a camera (no pitch positions) it only
-//! passes new tracks through with fresh ids.
+//! other vanished identity is nearly as close. Without a camera (no pitch positions) a new
+//! track gets a fresh, provisional id: the first frame with a camera may still hand it a
+//! vanished identity (a shot's first frame has no camera, and every track starts there).
+//! An identity seen without a camera keeps the last pitch position it had, and the time of it.
 
 use std::collections::HashMap;
 
@@ -71,8 +73,12 @@ pub struct Assigned {
 struct Identity {
     tracker_id: u64,
     last_seen: f64,
-    last_pitch: Option<Point>,
+    /// The last pitch position seen and when.
+    last_pitch: Option<(Point, f64)>,
     referee: bool,
+    /// Never seen with a pitch position: a new track's fresh id that a vanished identity may
+    /// still replace once the camera is back.
+    provisional: bool,
 }
 
 /// Maps tracker ids to published ids, re-identifying players by pitch position and team.
@@ -110,17 +116,25 @@ impl IdentityKeeper {
             .map(|o| self.published_of.get(&o.tracker_id).copied())
             .collect();
         let present: Vec<u64> = ids.iter().flatten().copied().collect();
+        // observations that may take a vanished identity over: new tracks, and tracks whose id
+        // is still provisional
+        let mut free: Vec<bool> = ids
+            .iter()
+            .map(|id| id.is_none_or(|id| self.identities.get(&id).is_some_and(|w| w.provisional)))
+            .collect();
         // (normalised distance, observation, identity) for every plausible take-over
         let mut pairs: Vec<(f64, usize, u64)> = Vec::new();
         for (i, o) in observed.iter().enumerate() {
-            let Some(p) = o.pitch.filter(|_| ids[i].is_none()) else {
+            let Some(p) = o.pitch.filter(|_| free[i]) else {
                 continue;
             };
             let referee = o.class == Some(ObjectClass::Referee);
             for (&id, who) in &self.identities {
-                let gap = t_secs - who.last_seen;
-                let Some(q) = who.last_pitch else { continue };
-                if present.contains(&id) || gap <= 0.0 || gap > cfg.max_gap_secs {
+                let Some((q, at)) = who.last_pitch else {
+                    continue;
+                };
+                let gap = t_secs - at;
+                if present.contains(&id) || t_secs <= who.last_seen || gap > cfg.max_gap_secs {
                     continue;
                 }
                 if who.referee != referee || sides_differ(team_of(id), o.side) {
@@ -137,7 +151,7 @@ impl IdentityKeeper {
         let mut out = Assigned::default();
         let mut taken: Vec<u64> = Vec::new();
         for &(d, i, id) in &pairs {
-            if ids[i].is_some() || taken.contains(&id) {
+            if !free[i] || taken.contains(&id) {
                 continue;
             }
             // ambiguous: another free identity nearly as close to this track, or another new
@@ -145,12 +159,17 @@ impl IdentityKeeper {
             let rival = pairs.iter().any(|&(d2, i2, id2)| {
                 d2 < d + cfg.margin
                     && ((i2 == i && id2 != id && !taken.contains(&id2))
-                        || (id2 == id && i2 != i && ids[i2].is_none()))
+                        || (id2 == id && i2 != i && free[i2]))
             });
             if rival {
                 continue;
             }
+            if let Some(provisional) = ids[i] {
+                // the fresh id this track had without a camera goes
+                self.identities.remove(&provisional);
+            }
             ids[i] = Some(id);
+            free[i] = false;
             taken.push(id);
             let who = &self.identities[&id];
             out.superseded.push(who.tracker_id);
@@ -164,15 +183,19 @@ impl IdentityKeeper {
                 id
             });
             self.published_of.insert(o.tracker_id, id);
-            self.identities.insert(
-                id,
-                Identity {
-                    tracker_id: o.tracker_id,
-                    last_seen: t_secs,
-                    last_pitch: o.pitch,
-                    referee: o.class == Some(ObjectClass::Referee),
-                },
-            );
+            let before = self.identities.get(&id);
+            let last_pitch = o
+                .pitch
+                .map(|p| (p, t_secs))
+                .or_else(|| before.and_then(|w| w.last_pitch));
+            let identity = Identity {
+                tracker_id: o.tracker_id,
+                last_seen: t_secs,
+                last_pitch,
+                referee: o.class == Some(ObjectClass::Referee),
+                provisional: last_pitch.is_none(),
+            };
+            self.identities.insert(id, identity);
         }
         // identities away too long are gone for good
         let expired: Vec<(u64, u64)> = self

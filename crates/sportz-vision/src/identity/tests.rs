@@ -98,3 +98,48 @@ fn an_identity_on_screen_is_not_taken_and_without_a_camera_ids_are_fresh() {
     };
     assert_eq!(k.assign(1.0, &[blind], no_team).ids, vec![3]);
 }
+
+fn blind(tracker_id: u64) -> Observed {
+    Observed {
+        pitch: None,
+        ..obs(tracker_id, 0.0, 0.0)
+    }
+}
+
+#[test]
+fn a_track_first_seen_without_a_camera_takes_the_vanished_identity_once_it_is_back() {
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 10.0, 10.0), obs(9, 40.0, 20.0)], no_team);
+    // a cut: the tracker starts over, and the shot's first frame has no camera
+    let cut = k.assign(0.04, &[blind(21), blind(22)], no_team);
+    assert_eq!(cut.ids, vec![3, 4], "provisional fresh ids");
+    // the next frame has the camera: both take their identities back
+    let back = k.assign(0.08, &[obs(21, 10.2, 10.0), obs(22, 40.1, 20.0)], no_team);
+    assert_eq!(back.ids, vec![1, 2]);
+    let mut superseded = back.superseded.clone();
+    superseded.sort_unstable();
+    assert_eq!(superseded, vec![7, 9]);
+    // and keep them; the provisional ids are gone for good
+    let on = k.assign(0.12, &[obs(21, 10.3, 10.0), obs(22, 40.2, 20.0)], no_team);
+    assert_eq!(on.ids, vec![1, 2]);
+    assert!(on.superseded.is_empty());
+    let new = k.assign(0.16, &[obs(21, 10.3, 10.0), obs(30, 80.0, 60.0)], no_team);
+    assert_eq!(new.ids, vec![1, 5]);
+}
+
+#[test]
+fn an_id_seen_with_a_camera_is_not_provisional_and_keeps_its_place_without_one() {
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 10.0, 10.0), obs(9, 40.0, 20.0)], no_team);
+    // a frame without a camera: 7 is seen, but its last position stays (10, 10) at t = 0
+    k.assign(0.04, &[blind(7), blind(9)], no_team);
+    // 7 vanishes; a new track near where it was 2 s later takes its id
+    k.assign(1.0, &[obs(9, 40.0, 20.0)], no_team);
+    let back = k.assign(2.0, &[obs(9, 40.0, 20.0), obs(12, 14.0, 13.0)], no_team);
+    assert_eq!(back.ids, vec![2, 1]);
+    // 9 had a pitch position: a vanished identity never replaces its id
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 10.0, 10.0), obs(9, 11.0, 10.0)], no_team);
+    k.assign(0.5, &[obs(9, 11.0, 10.0)], no_team);
+    assert_eq!(k.assign(1.0, &[obs(9, 10.5, 10.0)], no_team).ids, vec![2]);
+}
