@@ -29,8 +29,15 @@ pub struct TrackerSettings {
     pub min_markings: usize,
     /// Frames followed on motion alone (lines not agreeing) before the camera is dropped.
     pub max_unconfirmed: u32,
-    /// While lost, initialisation is tried every this many frames.
+    /// While lost, initialisation is tried every this many frames…
     pub retry_every: u64,
+    /// …and while the searches of one shot keep finding no camera on a frame with pitch and
+    /// lines (a close-up of players on grass, a replay, an angle no plan covers), the gap
+    /// between them doubles up to this many frames; the next cut or a camera found resets it.
+    /// A search that stops early (too little grass, no lines) does not count: it costs little.
+    /// (Each failed search costs ~100 ms on the frame thread: on the shared real clip they were
+    /// most of the camera's cost.)
+    pub retry_backoff_max: u64,
     /// Initialisation is left to the caller ([`CameraStep::init_request`], then
     /// [`CameraTracker::offer_init`]), who runs it beside the frame loop; the tracker follows the
     /// picture's motion meanwhile and brings the found camera forward to the frame it arrives on.
@@ -100,6 +107,7 @@ impl Default for TrackerSettings {
             min_markings: 2,
             max_unconfirmed: 25,
             retry_every: 5,
+            retry_backoff_max: 40,
             deferred_init: false,
             reposition_every: 25,
             home_after_frames: 125,
@@ -251,6 +259,9 @@ pub struct CameraTracker {
     /// gap between such searches (doubling while they find nothing better).
     next_recheck: u64,
     recheck_gap: u64,
+    /// Searches run to the end without a camera since the last cut or camera found
+    /// ([`TrackerSettings::retry_backoff_max`]).
+    failed_searches: u32,
     /// Shrinks frames to [`TrackerSettings::work_width`], into `work_rgb`.
     shrinker: Shrinker,
     work_rgb: Vec<u8>,
@@ -366,6 +377,7 @@ impl CameraTracker {
             support: None,
             next_recheck: 0,
             recheck_gap: 0,
+            failed_searches: 0,
             shrinker: Shrinker::default(),
             work_rgb: Vec::new(),
         }
@@ -830,6 +842,22 @@ impl CameraTracker {
         }
     }
 
+    /// After a failed search: searches that ran to the end (a pitch with lines, no camera on
+    /// them) come less and less often ([`TrackerSettings::retry_backoff_max`]).
+    fn back_off(&mut self, e: &InitFailure) {
+        if matches!(e, InitFailure::NoFit { .. } | InitFailure::NotMain(_)) {
+            self.failed_searches = self.failed_searches.saturating_add(1);
+        }
+    }
+
+    /// Frames from one search to the next while lost: `retry_every`, doubling from the second
+    /// failed search on, up to `retry_backoff_max`.
+    fn search_gap(&self) -> u64 {
+        let s = &self.settings;
+        let doublings = self.failed_searches.saturating_sub(1).min(16);
+        (s.retry_every << doublings).clamp(s.retry_every, s.retry_backoff_max.max(s.retry_every))
+    }
+
     /// Applies an offered initialisation result: the camera found on its frame, brought forward
     /// by the motion since and confirmed on this frame's lines.
     fn take_offered(
@@ -852,6 +880,7 @@ impl CameraTracker {
                     unconfirmed: 0,
                     manual: false,
                 };
+                self.failed_searches = 0;
                 let mut step = self.follow(img, boxes, camera, 0, false, None, cut);
                 if let Some(e) = step.estimate.as_mut() {
                     e.source = CameraSource::Auto;
@@ -867,6 +896,7 @@ impl CameraTracker {
                 None
             }
             (Err(e), _) => {
+                self.back_off(&e);
                 self.state = State::Lost {
                     last_try: Some(frame),
                     why: e.to_string(),
@@ -885,7 +915,10 @@ impl CameraTracker {
         why: &str,
         cut: bool,
     ) -> CameraStep {
-        let due = last_try.is_none_or(|t| n >= t + self.settings.retry_every);
+        if cut {
+            self.failed_searches = 0;
+        }
+        let due = last_try.is_none_or(|t| n >= t + self.search_gap());
         if !due || self.pending.is_some() {
             return waiting(why, cut, None);
         }
@@ -947,6 +980,7 @@ impl CameraTracker {
                     unconfirmed: 0,
                     manual: false,
                 };
+                self.failed_searches = 0;
                 self.note_view(&fit.camera);
                 // The frame a camera is found on gets no metres: it is followed from the next
                 // frame, once that frame's lines and motion confirm it. The frame may be a
@@ -961,6 +995,7 @@ impl CameraTracker {
                 waiting(FOUND_UNCONFIRMED, false, None)
             }
             Err(e) => {
+                self.back_off(&e);
                 self.state = State::Lost {
                     last_try: Some(n),
                     why: e.to_string(),

@@ -649,6 +649,61 @@ fn frames_without_a_pitch_get_no_camera_and_say_why() {
     }
 }
 
+/// Grass with white stripes no pitch model explains (a close-up's lines, a training ground).
+fn stripes() -> Vec<u8> {
+    let mut px: Vec<u8> = (0..W * H).flat_map(|_| [40, 120, 45]).collect();
+    for y in 0..H {
+        for x in 0..W {
+            let (fx, fy) = (f64::from(x), f64::from(y));
+            let on = (fx + 0.6 * fy) % 47.0 < 3.0 || (fx - 1.7 * fy).rem_euclid(83.0) < 3.0;
+            if on {
+                let i = ((y * W + x) * 3) as usize;
+                px[i..i + 3].copy_from_slice(&[235, 235, 230]);
+            }
+        }
+    }
+    px
+}
+
+#[test]
+fn searches_that_keep_failing_in_one_shot_come_less_often_until_a_cut() {
+    let img = stripes();
+    let searched = |t: &mut CameraTracker, frames: std::ops::Range<u64>| -> Vec<u64> {
+        frames
+            .filter(|_| {
+                let step = t.update(&RgbImage::new(&img, W, H).unwrap(), &[]);
+                assert!(step.estimate.is_none());
+                matches!(step.missing, Some(NoCamera::Init(_)))
+            })
+            .collect()
+    };
+    let mut t = CameraTracker::new(TrackerSettings::default(), None);
+    let first = CameraTracker::new(TrackerSettings::default(), None)
+        .update(&RgbImage::new(&img, W, H).unwrap(), &[]);
+    let why = first.missing.unwrap().to_string();
+    assert!(why.contains("no camera puts the pitch model"), "{why}");
+    // 5, 10, 20, then 40 frames apart (retry_every 5, retry_backoff_max 40)
+    assert_eq!(searched(&mut t, 0..120), vec![0, 5, 15, 35, 75, 115]);
+    // a cut to a pitch (its camera found), and back: searched at once, 5 frames later, then 10
+    let pitch = render(&cam(0.0, 12.0, 30.0), Look::default());
+    let cut = t.update(&RgbImage::new(&pitch, W, H).unwrap(), &[]);
+    assert!(cut.cut, "the cut was not seen");
+    assert_eq!(
+        searched(&mut t, 121..137),
+        vec![121, 126, 136],
+        "after the cut"
+    );
+    // without a back-off: every 5 frames
+    let mut t = CameraTracker::new(
+        TrackerSettings {
+            retry_backoff_max: 0,
+            ..TrackerSettings::default()
+        },
+        None,
+    );
+    assert_eq!(searched(&mut t, 0..21), vec![0, 5, 10, 15, 20]);
+}
+
 #[test]
 fn a_deferred_initialisation_is_brought_forward_to_the_frame_it_arrives_on() {
     let cams = path(10);
