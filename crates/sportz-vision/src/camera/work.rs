@@ -272,7 +272,9 @@ impl Shrinker {
         out.resize(wo * ho * 3, 0);
         let out = out.as_mut_slice();
         let k = w / wo;
-        if k * wo == w && k * ho == h && k <= MAX_WHOLE_FACTOR {
+        if k == 2 && 2 * wo == w && 2 * ho == h {
+            halve(src, w, wo, out);
+        } else if k * wo == w && k * ho == h && k <= MAX_WHOLE_FACTOR {
             self.shrink_whole(src, w, k, wo, out);
         } else {
             self.shrink_general(src, w, wo, out);
@@ -330,6 +332,29 @@ impl Shrinker {
                     // at most 255 after the division
                     *v = ((sum + div / 2) / div) as u8;
                 }
+            }
+        }
+    }
+}
+
+/// Halving (720p to 640×360, the common case): each output pixel the rounded mean of a 2×2
+/// block, as [`Shrinker::shrink_whole`] computes it, two rows at a time.
+fn halve(src: &[u8], w: usize, wo: usize, out: &mut [u8]) {
+    for (row, pair) in out
+        .chunks_exact_mut(wo * 3)
+        .zip(src.chunks_exact(2 * w * 3))
+    {
+        let (top, bottom) = pair.split_at(w * 3);
+        for ((px, a), b) in row
+            .chunks_exact_mut(3)
+            .zip(top.chunks_exact(6))
+            .zip(bottom.chunks_exact(6))
+        {
+            for c in 0..3 {
+                let sum =
+                    u16::from(a[c]) + u16::from(a[c + 3]) + u16::from(b[c]) + u16::from(b[c + 3]);
+                // at most 255 after the division
+                px[c] = ((sum + 2) >> 2) as u8;
             }
         }
     }
@@ -437,6 +462,12 @@ mod tests {
             let mut whole = Vec::new();
             let mut s = Shrinker::default();
             s.shrink(&img, (wo, ho), &mut whole);
+            if k == 2 {
+                // the halving shortcut and the whole-number path agree exactly
+                let mut by_blocks = vec![0u8; whole.len()];
+                s.shrink_whole(&px, w as usize, 2, wo as usize, &mut by_blocks);
+                assert_eq!(whole, by_blocks);
+            }
             let mut general = vec![0u8; (wo * ho * 3) as usize];
             let mut g = Shrinker {
                 across: Spans::new(w, wo),
