@@ -266,6 +266,18 @@ fn a_frame_whose_buffer_does_not_match_its_size_is_an_error() {
 /// once in pixel mode and the camera arrives a few frames later (brought forward to that frame).
 #[test]
 fn on_a_live_source_the_camera_is_found_beside_the_frame_loop() {
+    live_camera_found(640, 360);
+}
+
+/// The same at 720p: the tracker reads frames at its working width, and the search thread
+/// shrinks its copy of the frame alike (a camera found on the full-size copy would be in other
+/// pixels).
+#[test]
+fn on_a_live_720p_source_the_search_reads_the_frame_as_the_tracker_does() {
+    live_camera_found(1280, 720);
+}
+
+fn live_camera_found(width: u32, height: u32) {
     let mut config = SessionConfig::new(VideoSource::Synthetic(6262));
     config.realtime = true;
     let settings = VisionSettings::from_config(&config).unwrap();
@@ -281,8 +293,8 @@ fn on_a_live_source_the_camera_is_found_beside_the_frame_loop() {
         settings,
     );
     let cfg = sportz_synth::SynthConfig {
-        width: 640,
-        height: 360,
+        width,
+        height,
         cuts: false,
         ..sportz_synth::SynthConfig::default()
     };
@@ -314,7 +326,7 @@ fn on_a_live_source_the_camera_is_found_beside_the_frame_loop() {
             // the camera of an earlier frame, brought to this one: the centre of the image maps
             // where the truth camera says
             let h = cam.image_to_pitch;
-            let (u, v) = (320.0, 180.0);
+            let (u, v) = (f64::from(width) / 2.0, f64::from(height) / 2.0);
             let w = h[6] * u + h[7] * v + h[8];
             let (x, y) = (
                 (h[0] * u + h[1] * v + h[2]) / w,
