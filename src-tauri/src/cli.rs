@@ -156,7 +156,9 @@ pub enum Command {
     )]
     Detect(DetectArgs),
     /// Find the broadcast camera of still images from their pitch lines (no clicks) and write it
-    /// as JSONL (`sportz eval --cameras` scores it against labelled keypoints).
+    /// as JSONL (`sportz eval --cameras` scores it against labelled keypoints). Each image is
+    /// searched at full size, and again shrunk to 640 wide (as `track` reads video) when that
+    /// finds nothing.
     #[command(
         after_help = "Examples:\n  sportz calibrate frame.jpg --out cams.jsonl\n  sportz calibrate pitch-keypoints-dfl/valid/images --aspect 16:9 --out cams.jsonl\n  sportz eval --cameras cams.jsonl --keypoints pitch-keypoints-dfl/valid/labels"
     )]

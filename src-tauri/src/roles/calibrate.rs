@@ -3,7 +3,9 @@
 //! [`ImageCamera`] a line of JSONL — the format `sportz eval --cameras` scores against labelled
 //! pitch keypoints. `--aspect 16:9` first undoes a stretched export (a 640×640 dataset frame of
 //! a 16:9 broadcast is widened to 1138×640 before the search; labels are normalised, so they
-//! still hold). Images are read as `sportz detect` reads them.
+//! still hold). Images are read as `sportz detect` reads them, and searched at full size, then
+//! at the tracker's 640-wide working resolution when that finds nothing
+//! (`sportz_vision::camera::initialise_still`).
 
 use std::io::Write as _;
 use std::time::Instant;
