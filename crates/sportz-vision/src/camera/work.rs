@@ -152,26 +152,14 @@ pub fn initialise_at_work_width(
             rms_px: fit.rms_px * scale.sx,
             ..fit
         }),
-        Err(InitFailure::NoFit {
-            matched,
-            visible,
-            markings,
-            explained,
-            needed,
-            min_markings,
-            min_explained,
-            best,
-        }) => Err(InitFailure::NoFit {
-            matched,
-            visible,
-            markings,
-            explained,
-            needed,
-            min_markings,
-            min_explained,
-            best: best.map(|c| Box::new(scale.camera_to_frame(&c, frame))),
-        }),
-        Err(e) => Err(e),
+        Err(mut e) => {
+            if let InitFailure::NoFit { best, .. } = &mut e {
+                *best = best
+                    .take()
+                    .map(|c| Box::new(scale.camera_to_frame(&c, frame)));
+            }
+            Err(e)
+        }
     }
 }
 

@@ -453,32 +453,37 @@ fn a_wide_still_is_searched_at_the_working_width_and_answered_in_its_own_pixels(
     let truth = scaled(&cam(-6.0, 13.0, 30.0), 2);
     let img = render(&truth, Look::default());
     let im = RgbImage::new(&img, 2 * W, 2 * H).unwrap();
-    let fit = initialise_at_work_width(
-        None,
-        &im,
-        &[],
-        &samples(1.0),
-        &samples(2.0),
-        &InitConfig::default(),
-        W,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!((fit.camera.width, fit.camera.height), (2 * W, 2 * H));
-    let e = est_error(&truth, &fit.camera);
-    assert!(e < 0.5, "found {e:.2} m off");
-    // a still first tries the full size, which finds it here too
-    let still = initialise_still(
-        None,
-        &im,
-        &[],
-        &samples(1.0),
-        &samples(2.0),
-        &InitConfig::default(),
-        W,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    assert!(est_error(&truth, &still.camera) < 0.5);
+    // at the working width, and as a still (full size first, which finds it here too)
+    for (how, search) in [
+        ("640 wide", initialise_at_work_width as Search),
+        ("still", initialise_still),
+    ] {
+        let fit = search(
+            None,
+            &im,
+            &[],
+            &samples(1.0),
+            &samples(2.0),
+            &InitConfig::default(),
+            W,
+        )
+        .unwrap_or_else(|e| panic!("{how}: {e}"));
+        assert_eq!((fit.camera.width, fit.camera.height), (2 * W, 2 * H));
+        let e = est_error(&truth, &fit.camera);
+        assert!(e < 0.5, "{how}: found {e:.2} m off");
+    }
 }
+
+/// [`initialise_at_work_width`] and [`initialise_still`].
+type Search = fn(
+    Option<&dyn crate::image::LineModel>,
+    &RgbImage<'_>,
+    &[crate::BBox],
+    &[super::model::LineSample],
+    &[super::model::LineSample],
+    &InitConfig,
+    u32,
+) -> Result<super::refine::LineFit, super::init::InitFailure>;
 
 /// Lines painted barely brighter than the grass (a worn or rain-soaked pitch, a soft 360p
 /// broadcast): the top-hat cannot see them, a line model's map can, and the search then finds the
