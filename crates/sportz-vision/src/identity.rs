@@ -76,9 +76,14 @@ struct Identity {
     /// The last pitch position seen and when.
     last_pitch: Option<(Point, f64)>,
     referee: bool,
+}
+
+impl Identity {
     /// Never seen with a pitch position: a new track's fresh id that a vanished identity may
     /// still replace once the camera is back.
-    provisional: bool,
+    fn provisional(&self) -> bool {
+        self.last_pitch.is_none()
+    }
 }
 
 /// Maps tracker ids to published ids, re-identifying players by pitch position and team.
@@ -120,7 +125,9 @@ impl IdentityKeeper {
         // is still provisional
         let mut free: Vec<bool> = ids
             .iter()
-            .map(|id| id.is_none_or(|id| self.identities.get(&id).is_some_and(|w| w.provisional)))
+            .map(|id| {
+                id.is_none_or(|id| self.identities.get(&id).is_some_and(Identity::provisional))
+            })
             .collect();
         // (normalised distance, observation, identity) for every plausible take-over
         let mut pairs: Vec<(f64, usize, u64)> = Vec::new();
@@ -193,7 +200,6 @@ impl IdentityKeeper {
                 last_seen: t_secs,
                 last_pitch,
                 referee: o.class == Some(ObjectClass::Referee),
-                provisional: last_pitch.is_none(),
             };
             self.identities.insert(id, identity);
         }

@@ -989,10 +989,8 @@ impl CameraTracker {
                 // publishes its own frame either.
                 self.recheck_gap = self.settings.recheck_every;
                 self.next_recheck = self.frame + self.recheck_gap;
-                if cut {
-                    return waiting(why, true, None);
-                }
-                waiting(FOUND_UNCONFIRMED, false, None)
+                // (on a cut frame the reason given is the cut)
+                waiting(FOUND_UNCONFIRMED, cut, None)
             }
             Err(e) => {
                 self.back_off(&e);
