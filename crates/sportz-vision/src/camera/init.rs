@@ -73,6 +73,13 @@ pub struct InitConfig {
     pub min_explained: f64,
     /// The frame needs this share of grass.
     pub min_grass: f64,
+    /// …and at least this many line cells per cell of the mask's width plus height (lines are
+    /// one-dimensional: their cells grow with the frame's side, not its area). A wide view has
+    /// long markings: ≥ 221 cells at 640×360 on the shared real clip, ≥ 428 on synthetic
+    /// seeds, ≥ 942 on the 1920×1080 `pitch-keypoints-dfl/valid` stills (mask 480×270). A
+    /// close-up of a player on grass has fewer (73–117 at 640×360 on the real clip and seeds
+    /// 77003 and 38917), on which a search cost 0.2–0.3 s to find nothing.
+    pub min_line_cells_per_side: f64,
     pub test: LineTest,
 }
 
@@ -105,6 +112,7 @@ impl Default for InitConfig {
             min_markings: 3,
             min_explained: 0.5,
             min_grass: 0.4,
+            min_line_cells_per_side: 0.6,
             test: LineTest::default(),
         }
     }
@@ -252,7 +260,8 @@ pub fn initialise(
         });
     }
     let lines = mask.line_count();
-    let needed = (mask.width * mask.height / 400).max(20);
+    let needed =
+        (((mask.width + mask.height) as f64 * cfg.min_line_cells_per_side) as usize).max(20);
     if lines < needed {
         return Err(InitFailure::NoLines {
             found: lines,

@@ -79,7 +79,8 @@ pub struct TrackerSettings {
     pub recheck_below: f64,
     /// …is searched for again this many frames after it was found (0: never; offline only,
     /// where searches run inline; the gap doubles, up to 16×, while the searches find nothing
-    /// better), and replaced by the camera found when that puts at least
+    /// better, and quadruples when they find no camera at all), and replaced by the camera
+    /// found when that puts at least
     /// `recheck_gain` more of its samples on lines (an alias found after a cut, a camera
     /// refitted onto another shot: seeds 6262 and 8104 followed such cameras at 0.5–0.8 for
     /// hundreds of frames, 12–19 m off, where the right one has 0.95).
@@ -288,6 +289,33 @@ pub const ALTERNATE_RADIUS_M: f64 = 25.0;
 /// How fast (metres a frame) the point the main camera looks at may move while it is not seen:
 /// 10 m/s at 25 fps, faster than play moves the view.
 pub const VIEW_DRIFT_M_PER_FRAME: f64 = 0.4;
+
+/// What a recheck's search found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recheck {
+    /// A camera clearly better than the one followed, which replaced it.
+    Switched,
+    /// A camera, but not clearly better.
+    NoBetter,
+    /// No camera at all: none reached the acceptance bar, so no clearly better one is on this
+    /// view (the faint lines of the shared real clip, where every recheck found nothing, at
+    /// 0.1–0.5 s each).
+    NothingFound,
+}
+
+/// Frames until the next recheck after one that ended in `outcome`, `gap` frames after the
+/// one before (`every`: [`TrackerSettings::recheck_every`]). A camera no search improves on is
+/// most likely right: the gap doubles, and quadruples when the search found nothing at all, up
+/// to 16 × `every`; a switch starts again at `every`.
+#[must_use]
+pub fn next_recheck_gap(gap: u64, every: u64, outcome: Recheck) -> u64 {
+    let factor = match outcome {
+        Recheck::Switched => return every,
+        Recheck::NoBetter => 2,
+        Recheck::NothingFound => 4,
+    };
+    (gap.max(every) * factor).min(16 * every)
+}
 
 /// How far from where the main camera last looked, `frames` ago, a camera found now may look.
 #[must_use]
@@ -772,20 +800,17 @@ impl CameraTracker {
         if recheck {
             let plan = self.init_plan();
             let found = search(img, boxes, &self.samples, &self.coarse, self.home(), &plan);
-            if let Ok(better) = found
-                && better.support() >= confidence + gain
-            {
-                cam = better.camera;
-                confidence = better.support();
-                switched = true;
-            }
-            // a camera no search improves on is most likely right (faint real lines): look
-            // again less and less often, until a camera is found anew
-            self.recheck_gap = if switched {
-                every
-            } else {
-                (self.recheck_gap.max(every) * 2).min(16 * every)
+            let outcome = match found {
+                Ok(better) if better.support() >= confidence + gain => {
+                    cam = better.camera;
+                    confidence = better.support();
+                    switched = true;
+                    Recheck::Switched
+                }
+                Ok(_) => Recheck::NoBetter,
+                Err(_) => Recheck::NothingFound,
             };
+            self.recheck_gap = next_recheck_gap(self.recheck_gap, every, outcome);
             self.next_recheck = self.frame + self.recheck_gap;
         }
         let s = &self.settings;

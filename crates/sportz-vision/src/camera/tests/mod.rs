@@ -3,13 +3,14 @@
 mod render;
 
 use super::broadcast::BroadcastCamera;
-use super::init::{InitConfig, initialise, search};
+use super::init::{InitConfig, InitFailure, initialise, search};
 use super::lines::{LineTest, search_normal};
 use super::model::samples;
 use super::motion::MotionTracker;
 use super::refine::{RefineConfig, fit_to_lines};
 use super::tracker::{
-    CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, NoCamera, TrackerSettings, view_radius_m,
+    CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, NoCamera, Recheck, TrackerSettings,
+    next_recheck_gap, view_radius_m,
 };
 use super::work::{initialise_at_work_width, initialise_still};
 use crate::pitch::{Calibration, Homography};
@@ -651,6 +652,79 @@ fn frames_without_a_pitch_get_no_camera_and_say_why() {
         assert!(step.estimate.is_none(), "{why}");
         let msg = step.missing.unwrap().to_string();
         assert!(msg.contains(why), "{msg} should mention {why}");
+    }
+}
+
+/// A close-up of a player on grass: a few short bright strokes (a shirt's trim, hair,
+/// lettering) are line pixels, but far fewer than any view of pitch markings has (the shared
+/// real clip's close-up: 73–91 line cells at 640×360, its wide views ≥ 221). The search stops
+/// before its costly part; the floor grows with the frame's side, as line lengths do.
+#[test]
+fn a_frame_with_only_short_strokes_is_not_searched() {
+    let s = samples(1.0);
+    let coarse = samples(2.0);
+    let cfg = InitConfig::default();
+    let grass = |w: u32, h: u32| -> Vec<u8> { (0..w * h).flat_map(|_| [40, 120, 45]).collect() };
+    let mut px = grass(W, H);
+    for i in 0..10 {
+        let (x0, y0) = (30 + 55 * i, 50 + 25 * i);
+        for y in y0..y0 + 3 {
+            for x in x0..x0 + 24 {
+                let k = ((y * W + x) * 3) as usize;
+                px[k..k + 3].copy_from_slice(&[235, 235, 230]);
+            }
+        }
+    }
+    let found = match initialise(&RgbImage::new(&px, W, H).unwrap(), &[], &s, &coarse, &cfg) {
+        Err(InitFailure::NoLines { found, needed }) => {
+            // mask cells of 4×4 pixels: (160 + 90) × 0.6
+            assert_eq!(needed, 150);
+            found
+        }
+        other => panic!("expected too few line pixels, got {other:?}"),
+    };
+    // the strokes are line pixels, more than a floor by area (cells / 400 = 36) would ask
+    assert!(found > 36, "{found} line cells");
+    for (w, h, needed) in [(W, H, 150), (2 * W, 2 * H, 300)] {
+        let blank = grass(w, h);
+        let got = initialise(
+            &RgbImage::new(&blank, w, h).unwrap(),
+            &[],
+            &s,
+            &coarse,
+            &cfg,
+        );
+        assert!(
+            matches!(got, Err(InitFailure::NoLines { found: 0, needed: n }) if n == needed),
+            "{w}x{h}: {got:?}"
+        );
+    }
+}
+
+/// Rechecks of a poorly supported camera: the gap doubles while they find nothing better,
+/// quadruples while they find no camera at all (up to 16× `recheck_every`), and a switch
+/// starts again.
+#[test]
+fn rechecks_come_less_often_while_they_find_nothing_better() {
+    use Recheck::{NoBetter, NothingFound, Switched};
+    let every = 25;
+    let cases: &[(&[Recheck], &[u64])] = &[
+        (&[NoBetter; 5], &[50, 100, 200, 400, 400]),
+        (&[NothingFound; 3], &[100, 400, 400]),
+        (&[NothingFound, NoBetter], &[100, 200]),
+        (&[NoBetter, NothingFound], &[50, 200]),
+        (&[NothingFound, Switched, NoBetter], &[100, 25, 50]),
+    ];
+    for (outcomes, gaps) in cases {
+        let mut gap = every;
+        let got: Vec<u64> = outcomes
+            .iter()
+            .map(|&o| {
+                gap = next_recheck_gap(gap, every, o);
+                gap
+            })
+            .collect();
+        assert_eq!(&got, gaps, "{outcomes:?}");
     }
 }
 
