@@ -127,7 +127,9 @@ pub async fn start(
         (sportz_api::video::ViewerVideo::Off(why.into()), None)
     };
     // one pitch-line model for the API's automatic calibration and the worker's camera
-    let line_model = sportz_worker::vision::load_line_model();
+    let line_model = sportz_worker::vision::load_line_model(
+        sportz_worker::vision::line_model_threads_beside_detector(),
+    );
     let config = sportz_api::ApiConfig {
         local_operator_token: local_operator_token.clone(),
         viewer_video,

@@ -107,12 +107,32 @@ pub struct VisionAnalyzerFactory {
     lines: Option<SharedLineModel>,
 }
 
-/// The pitch-line model the camera search reads: the built-in one, or the ONNX file named by
-/// `SPORTZ_LINE_MODEL` (`none`: the top-hat line test alone, for comparisons). A model that
-/// cannot load is a warning, and the camera works without it.
+/// The machine's cores (1 when unknown).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
+/// Intra-op threads for the pitch-line model where it runs beside the detector (`track`, the
+/// worker, the API's automatic calibration in the same process): half the cores, at least one.
+/// The detector's session already uses every core; on the 2-core development machine a line
+/// model on two threads made `track` of the real clip at 1280×720 8 % slower than on one, with
+/// the same camera on every frame (BENCHMARKS.md, "Session 16").
 #[must_use]
-pub fn load_line_model() -> Option<SharedLineModel> {
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+pub fn line_model_threads_beside_detector() -> usize {
+    (cores() / 2).max(1)
+}
+
+/// Intra-op threads for the pitch-line model where nothing else runs (`sportz calibrate`).
+#[must_use]
+pub fn line_model_threads_alone() -> usize {
+    cores()
+}
+
+/// The pitch-line model the camera search reads, on `threads` intra-op threads: the built-in
+/// one, or the ONNX file named by `SPORTZ_LINE_MODEL` (`none`: the top-hat line test alone, for
+/// comparisons). A model that cannot load is a warning, and the camera works without it.
+#[must_use]
+pub fn load_line_model(threads: usize) -> Option<SharedLineModel> {
     let chosen = std::env::var_os("SPORTZ_LINE_MODEL");
     let loaded = match chosen.as_deref().and_then(|v| v.to_str()) {
         Some("none") => {
@@ -148,7 +168,11 @@ impl VisionAnalyzerFactory {
         model: impl Into<PathBuf>,
         options: DetectorOptions,
     ) -> Result<Self, InferenceError> {
-        Self::with_line_model(model, options, load_line_model())
+        Self::with_line_model(
+            model,
+            options,
+            load_line_model(line_model_threads_beside_detector()),
+        )
     }
 
     /// As [`Self::new`], with the pitch-line model already loaded (one model shared with the

@@ -45,7 +45,8 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
     let (fine, coarse) = (samples(1.0), samples(2.0));
     let cfg = InitConfig::default();
     // the built-in pitch-line model (SPORTZ_LINE_MODEL=none: the top-hat line test alone)
-    let lines = sportz_worker::vision::load_line_model();
+    let lines =
+        sportz_worker::vision::load_line_model(sportz_worker::vision::line_model_threads_alone());
     let started = Instant::now();
     let (mut written, mut found) = (0usize, 0usize);
     for (k, input) in inputs.iter().enumerate() {

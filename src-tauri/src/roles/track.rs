@@ -50,7 +50,9 @@ pub async fn run(args: &TrackArgs) -> anyhow::Result<()> {
     }
     let mut factory = crate::detector::select(
         args.model.as_deref(),
-        sportz_worker::vision::load_line_model(),
+        sportz_worker::vision::load_line_model(
+            sportz_worker::vision::line_model_threads_beside_detector(),
+        ),
     )?;
     if let Some(a) = &annotator {
         factory = Arc::new(TapFactory {

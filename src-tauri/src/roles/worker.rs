@@ -19,7 +19,9 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
     let bus = sportz_bus::connect(Some(&redis)).await?;
     let mut settings = WorkerSettings::new(crate::detector::select(
         args.model.as_deref(),
-        sportz_worker::vision::load_line_model(),
+        sportz_worker::vision::load_line_model(
+            sportz_worker::vision::line_model_threads_beside_detector(),
+        ),
     )?);
     if let Some(id) = args.worker_id {
         settings.worker_id = id;
