@@ -263,6 +263,9 @@ pub struct CameraTracker {
     /// Searches run to the end without a camera since the last cut or camera found
     /// ([`TrackerSettings::retry_backoff_max`]).
     failed_searches: u32,
+    /// Whether the last frame's picture moved reliably from the one before
+    /// ([`Self::restart_searches`] when that breaks).
+    motion_was_reliable: bool,
     /// Shrinks frames to [`TrackerSettings::work_width`], into `work_rgb`.
     shrinker: Shrinker,
     work_rgb: Vec<u8>,
@@ -406,6 +409,7 @@ impl CameraTracker {
             next_recheck: 0,
             recheck_gap: 0,
             failed_searches: 0,
+            motion_was_reliable: false,
             shrinker: Shrinker::default(),
             work_rgb: Vec::new(),
         }
@@ -669,13 +673,25 @@ impl CameraTracker {
         if let Some(step) = self.take_offered(img, boxes, cut) {
             return step;
         }
+        // A shot change the colours do not show still breaks the picture's motion. While lost
+        // (searches backing off on a shot no camera explains), the searches then start again at
+        // their first pace: seed 64029 cut from an 18-yard shot back to the main camera unseen
+        // by the colours, and its camera came 25 frames late, at the backed-off search.
+        let motion_ok = motion.is_some_and(reliable);
+        let broke = self.motion_was_reliable && !motion_ok;
+        self.motion_was_reliable = motion_ok;
         match self.state.clone() {
             State::Tracking {
                 camera,
                 unconfirmed,
                 manual,
             } => self.follow(img, boxes, camera, unconfirmed, manual, motion, cut),
-            State::Lost { last_try, why } => self.acquire(img, boxes, n, last_try, &why, cut),
+            State::Lost { last_try, why } => {
+                if broke && !cut {
+                    self.restart_searches();
+                }
+                self.acquire(img, boxes, n, last_try, &why, cut)
+            }
             State::Static(_) => unreachable!("handled above"),
         }
     }
@@ -875,6 +891,14 @@ impl CameraTracker {
         }
     }
 
+    /// A new shot may have begun (a cut, or the picture's motion broke): the searches' back-off
+    /// and the line-map searches' gap start again.
+    fn restart_searches(&mut self) {
+        self.failed_searches = 0;
+        self.map_search_gap = self.settings.map_search_every;
+        self.next_map_search = self.frame;
+    }
+
     /// Frames from one search to the next while lost: `retry_every`, doubling from the second
     /// failed search on, up to `retry_backoff_max`.
     fn search_gap(&self) -> u64 {
@@ -941,7 +965,7 @@ impl CameraTracker {
         cut: bool,
     ) -> CameraStep {
         if cut {
-            self.failed_searches = 0;
+            self.restart_searches();
         }
         let due = last_try.is_none_or(|t| n >= t + self.search_gap());
         if !due || self.pending.is_some() {
@@ -962,10 +986,6 @@ impl CameraTracker {
         // a search on the line map at most every `map_search_every` frames, backing off while
         // they fail (a shot no main camera explains fails every time) until the next cut
         let every = self.settings.map_search_every;
-        if cut {
-            self.map_search_gap = every;
-            self.next_map_search = self.frame;
-        }
         let model = self
             .lines
             .as_ref()

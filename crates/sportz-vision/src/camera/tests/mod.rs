@@ -981,6 +981,46 @@ fn across_a_quiet_cut(settings: TrackerSettings, frames: usize) -> Vec<Option<f6
         .collect()
 }
 
+/// Lost on a shot no main camera explains (an 18-yard camera, its searches backing off), then a
+/// cut the colours do not show to the main camera: the picture's motion breaks, so the searches
+/// start again at their first pace and the camera is found at once, not at the backed-off
+/// search (seed 64029: 25 frames late).
+#[test]
+fn a_cut_only_the_motion_shows_restarts_the_searches() {
+    let a = aimed([90.0, 92.0, 22.0], (64.0, 18.0), 24.0);
+    let b = aimed([54.0, 105.0, 20.0], (64.0, 23.0), 25.0);
+    let (ia, ib) = (render(&a, Look::default()), render(&b, Look::default()));
+    let mut t = CameraTracker::new(
+        TrackerSettings {
+            alternate_window: 0,
+            ..TrackerSettings::default()
+        },
+        None,
+    );
+    let mut searched = Vec::new();
+    for k in 0..60 {
+        let step = t.update(&RgbImage::new(&ia, W, H).unwrap(), &[]);
+        assert!(
+            step.estimate.is_none(),
+            "frame {k}: the 18-yard shot got a camera"
+        );
+        if let Some(NoCamera::Init(e)) = &step.missing {
+            assert!(e.to_string().contains("no camera puts"), "{e}");
+            searched.push(k);
+        }
+    }
+    assert_eq!(searched, vec![0, 5, 15, 35], "the searches back off");
+    let first = (60..100)
+        .find(|k| {
+            let step = t.update(&RgbImage::new(&ib, W, H).unwrap(), &[]);
+            assert!(!step.cut || *k > 60, "the colours showed the cut");
+            step.estimate.is_some()
+        })
+        .expect("the main camera is found");
+    // found on frame 60, published from 61 (the backed-off search would come at 75)
+    assert_eq!(first, 61);
+}
+
 /// The pictures have the same colours (no histogram jump): the tracker must not refit the first
 /// camera onto the second picture's lines and publish it (with the drop rule off, it does).
 #[test]
