@@ -17,8 +17,25 @@ BALL = 3
 ROLE_TO_CLASS = {"player": 0, "goalkeeper": 1, "referee": 2}
 
 # Model input, width x height. 1280x720 (and every 16:9 source) fills 640x360 with 12 rows of
-# pad above and below.
-INPUT_W, INPUT_H = 640, 384
+# pad above and below. `SPORTZ_DET_INPUT=960x544` (both multiples of 16) makes every script here
+# (data, training, export, evaluation) work at another input size; the network is fully
+# convolutional, so weights carry over between sizes.
+
+
+def _input_size():
+    import os
+
+    spec = os.environ.get("SPORTZ_DET_INPUT", "640x384")
+    try:
+        w, h = (int(v) for v in spec.lower().split("x"))
+    except ValueError:
+        raise SystemExit(f"SPORTZ_DET_INPUT={spec!r}: expected WIDTHxHEIGHT, e.g. 960x544") from None
+    if w <= 0 or h <= 0 or w % 16 or h % 16:
+        raise SystemExit(f"SPORTZ_DET_INPUT={spec!r}: width and height must be positive multiples of 16")
+    return w, h
+
+
+INPUT_W, INPUT_H = _input_size()
 STRIDE = 4
 
 # Objects seen less than this are "ignore" regions: neither positives nor negatives.

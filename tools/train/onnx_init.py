@@ -83,10 +83,17 @@ def init_from_onnx(net, path, calib, check):
 
     from model import Yolov8Export
 
-    h, w = check.shape[2:]
-    exp = Yolov8Export(net, 4, (h, w)).eval()
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    x = check
+    # the ONNX has a fixed input size: compare on the top-left part of `check` of that size
+    # (the network is fully convolutional, so a model for another input size starts from it too)
+    ih, iw = sess.get_inputs()[0].shape[2:]
+    if not (isinstance(ih, int) and isinstance(iw, int)):
+        ih, iw = check.shape[2:]
+    if check.shape[2] < ih or check.shape[3] < iw:
+        raise SystemExit(f"{path}: input {iw}x{ih} is larger than the training frames "
+                         f"{check.shape[3]}x{check.shape[2]}")
+    x = check[:, :, :ih, :iw].contiguous()
+    exp = Yolov8Export(net, 4, (ih, iw)).eval()
     got = sess.run(None, {"images": x.numpy()})[0]
     with torch.no_grad():
         want = exp(x).numpy()

@@ -1,8 +1,11 @@
-"""Trains TinyDet on the letterboxed frames written by gen_data.py (CPU, from scratch).
+"""Trains TinyDet on the letterboxed frames written by gen_data.py / real_data.py (or their
+JPEG packs from pack.py), on a CPU or, with `--device cuda`, on a GPU.
 
-Random crops of 320x192 at a random scale (0.75-1.35) with horizontal flips and mild
+Random crops (default 320x192) at a random scale (0.75-1.35) with horizontal flips and mild
 brightness/contrast jitter; CenterNet targets at stride 4 (elliptical Gaussians, focal loss),
 L1 on sub-cell offsets and log sizes. Weights are averaged (EMA) and the average is saved.
+With `--workers N` the batches are made by N processes (needed to keep a GPU busy); the run is
+then not bit-for-bit reproducible, and a resumed run draws other batches than an unbroken one.
 """
 
 import argparse
@@ -19,10 +22,10 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BALL, NAMES, STRIDE  # noqa: E402
+from common import BALL, INPUT_H, INPUT_W, NAMES, STRIDE, letterbox, letterbox_params  # noqa: E402
 from model import TinyDet, count_params  # noqa: E402
 
-CROP_W, CROP_H = 320, 192
+CROP = (320, 192)
 
 
 def load_sources(spec):
@@ -39,13 +42,22 @@ def load_sources(spec):
         p = Path(path)
         if p.is_dir():
             files = sorted(glob.glob(str(p / "seed-*.npz")) + glob.glob(str(p / "real-*.npz")))
+            files = [f for f in files if not f.endswith(".pack.npz")] or sorted(glob.glob(str(p / "*.pack.npz")))
         else:
             files = [str(p)]
         files = [f for f in files if ".tmp." not in f]
         n0 = len(all_labels)
         for f in files:
             d = np.load(f)
-            imgs, fr, bx, cl, ig = d["images"], d["frame"], d["boxes"], d["classes"], d["ignore"]
+            if "jpeg" in d:
+                from pack import decode_pack
+
+                imgs = decode_pack(d)
+            else:
+                imgs = d["images"]
+            fr, bx, cl, ig = d["frame"], d["boxes"], d["classes"], d["ignore"]
+            if imgs.shape[1:3] != (INPUT_H, INPUT_W):
+                imgs, bx = reletterbox(f, d, imgs, bx)
             for k in range(len(imgs)):
                 sel = fr == k
                 all_labels.append((bx[sel], cl[sel], ig[sel]))
@@ -60,6 +72,32 @@ def load_sources(spec):
         probs.append(np.full(n, w / total_w / n))
     probs = np.concatenate(probs)
     return np.concatenate(all_images), all_labels, probs / probs.sum(), desc
+
+
+def _reletterbox_one(args):
+    img, (cx0, cy0, cw, ch) = args
+    return letterbox(np.ascontiguousarray(img[cy0:cy0 + ch, cx0:cx0 + cw]), INPUT_W, INPUT_H)
+
+
+def reletterbox(name, d, imgs, boxes):
+    """Frames stored letterboxed for another model input (e.g. a 640x360 source at 640x384) →
+    the picture inside the pad, letterboxed again to this input exactly as the Rust side would
+    letterbox the source (lossless where the stored scale is 1, as for native-size sources)."""
+    if "source_size" not in d:
+        raise SystemExit(f"{name}: frames are {imgs.shape[2]}x{imgs.shape[1]}, the model input is "
+                         f"{INPUT_W}x{INPUT_H}, and there is no source_size to re-letterbox from")
+    sw, sh = (int(v) for v in d["source_size"])
+    sx, sy, px, py = letterbox_params(sw, sh, imgs.shape[2], imgs.shape[1])
+    cw, ch = int(round(sw * sx)), int(round(sh * sy))
+    tx, ty, qx, qy = letterbox_params(cw, ch, INPUT_W, INPUT_H)
+    from multiprocessing import Pool
+
+    with Pool(min(os.cpu_count() or 1, 16)) as pool:
+        out = np.stack(pool.map(_reletterbox_one, [(im, (int(px), int(py), cw, ch)) for im in imgs], chunksize=8))
+    b = (boxes - np.array([px, py, px, py], np.float32)) * np.array([tx, ty, tx, ty], np.float32)
+    print(f"  {name}: re-letterboxed {len(imgs)} frames {imgs.shape[2]}x{imgs.shape[1]} → {INPUT_W}x{INPUT_H}",
+          flush=True)
+    return out, b + np.array([qx, qy, qx, qy], np.float32)
 
 
 def load(data_dir):
@@ -118,12 +156,14 @@ def blur(x, sigma):
     return y[0]
 
 
-def make_batch(images, labels, idx, rng, nc, aug="basic", squish=0.0):
+def make_batch(images, labels, idx, rng, nc, aug="basic", squish=0.0, crop=CROP):
     """aug "basic": the synthetic recipe (scale 0.75-1.35, flips, brightness/contrast).
     aug "broadcast": also a wider log-uniform scale (0.6-1.7), per-channel colour gains,
     saturation jitter, Gaussian blur (30 %) and sensor noise (30 %).
     squish: the share of crops compressed horizontally by 9/16, the way a 16:9 frame looks
-    once stretched to a square (as the Roboflow exports are) and letterboxed."""
+    once stretched to a square (as the Roboflow exports are) and letterboxed.
+    crop: (width, height) of the crops, multiples of the stride."""
+    CROP_W, CROP_H = crop
     n = len(idx)
     broadcast = aug == "broadcast"
     H, W = images.shape[1:3]
@@ -198,13 +238,37 @@ def make_batch(images, labels, idx, rng, nc, aug="basic", squish=0.0):
     return x, t(heats), t(negs), t(regs), t(regws)
 
 
+class Batches(torch.utils.data.IterableDataset):
+    """Endless batches from make_batch, one stream per DataLoader worker (own random state)."""
+
+    def __init__(self, images, labels, probs, nc, a):
+        super().__init__()
+        self.images, self.labels, self.probs, self.nc, self.a = images, labels, probs, nc, a
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        wid = info.id if info is not None else 0
+        torch.set_num_threads(1)
+        rng = np.random.default_rng([self.a.seed, wid, int(time.time() * 1e3) % (1 << 31)])
+        while True:
+            idx = rng.choice(len(self.images), self.a.batch, p=self.probs)
+            yield make_batch(self.images, self.labels, idx, rng, self.nc, self.a.aug, self.a.squish, self.a.crop)
+
+
+def parse_crop(spec):
+    w, h = (int(v) for v in spec.lower().split("x"))
+    if w % (4 * STRIDE) or h % (4 * STRIDE):
+        raise SystemExit(f"--crop {spec}: width and height must be multiples of {4 * STRIDE}")
+    return w, h
+
+
 def losses(out, heat, neg_mask, reg, reg_w, nc, ball_weight=3.0):
     logits = out[:, :nc]
     p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
     pos = heat.eq(1).float()
     pos_loss = -torch.log(p) * (1 - p) ** 2 * pos
     neg_loss = -torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * (1 - pos) * neg_mask
-    cw = torch.ones(nc)
+    cw = torch.ones(nc, device=out.device)
     cw[BALL] = ball_weight
     cw = cw.view(1, nc, 1, 1)
     npos = pos.sum().clamp(min=1)
@@ -232,6 +296,10 @@ def main():
     ap.add_argument("--aug", default="basic", choices=["basic", "broadcast"])
     ap.add_argument("--squish", type=float, default=0.0,
                     help="share of crops compressed horizontally by 9/16 (square-stretched exports)")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda for a GPU")
+    ap.add_argument("--workers", type=int, default=0,
+                    help="processes making batches (0: in the training loop, reproducible)")
+    ap.add_argument("--crop", type=parse_crop, default=CROP, help="crop size WxH (default 320x192)")
     ap.add_argument("--state", default=None,
                     help="full training state (weights, EMA, optimiser, RNGs, elapsed time), saved "
                          "with every checkpoint; when it exists the run continues from it")
@@ -245,21 +313,23 @@ def main():
     for line in desc:
         print("  " + line, flush=True)
     nc = len(NAMES)
+    dev = torch.device(a.device)
     net = TinyDet(nc)
     base_iters = 0
     if a.resume:
-        ck = torch.load(a.resume)
+        ck = torch.load(a.resume, map_location="cpu")
         net.load_state_dict(ck["model"])
         base_iters = int(ck.get("iters", 0))
     elif a.init_onnx:
         from onnx_init import init_from_onnx
 
         calib = make_batch(images, labels, rng.choice(len(images), 16, p=probs), rng, nc, a.aug)[0]
-        check = torch.from_numpy(images[0]).permute(2, 0, 1)[None].float() / 255.0
+        check = torch.from_numpy(np.ascontiguousarray(images[0])).permute(2, 0, 1)[None].float() / 255.0
         e_s, e_b = init_from_onnx(net, a.init_onnx, calib, check)
         print(f"initialised from {a.init_onnx} (max |torch - onnx|: scores {e_s:.2e}, boxes {e_b:.2e} px)",
               flush=True)
     print(f"TinyDet: {count_params(net)} parameters", flush=True)
+    net.to(dev)
     ema = copy.deepcopy(net).eval()
     for q in ema.parameters():
         q.requires_grad_(False)
@@ -271,15 +341,27 @@ def main():
     it = -1
     elapsed0 = 0.0
     if a.state and Path(a.state).exists():
-        st = torch.load(a.state, weights_only=False)
+        st = torch.load(a.state, weights_only=False, map_location=dev)
         net.load_state_dict(st["net"])
         ema.load_state_dict(st["ema"])
         opt.load_state_dict(st["opt"])
         rng.bit_generator.state = st["rng"]
-        torch.set_rng_state(st["torch_rng"])
+        torch.set_rng_state(st["torch_rng"].cpu())
         it, elapsed0, hist, base_iters = st["it"], st["elapsed"], st["hist"], st["base_iters"]
         print(f"continuing from {a.state}: iteration {it + 1}, {elapsed0:.0f}s of {budget:.0f}s", flush=True)
     t_start = time.time() - elapsed0
+    last_save = time.time()
+    if a.workers > 0:
+        loader = iter(torch.utils.data.DataLoader(Batches(images, labels, probs, nc, a), batch_size=None,
+                                                  num_workers=a.workers, pin_memory=dev.type == "cuda",
+                                                  prefetch_factor=4, persistent_workers=True))
+
+        def next_batch():
+            return next(loader)
+    else:
+        def next_batch():
+            idx = rng.choice(len(images), a.batch, p=probs)
+            return make_batch(images, labels, idx, rng, nc, a.aug, a.squish, a.crop)
 
     def save():
         torch.save({"model": ema.state_dict(), "iters": base_iters + it + 1, "names": NAMES}, a.out + ".tmp")
@@ -300,8 +382,7 @@ def main():
         lr = a.lr * min(1.0, (it + 1) / warm) * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
         for g in opt.param_groups:
             g["lr"] = lr
-        idx = rng.choice(len(images), a.batch, p=probs)
-        x, heat, neg, reg, regw = make_batch(images, labels, idx, rng, nc, a.aug, a.squish)
+        x, heat, neg, reg, regw = (t.to(dev, non_blocking=True) for t in next_batch())
         net.train()
         out = net(x)
         lh, lo, ls = losses(out, heat, neg, reg, regw, nc)
@@ -323,8 +404,9 @@ def main():
             el = time.time() - t_start
             print(f"it {it + 1} heat {h[0]:.3f} off {h[1]:.3f} size {h[2]:.3f} "
                   f"lr {lr:.5f} {el:.0f}s ({el / (it + 1):.2f}s/it)", flush=True)
-        if (it + 1) % 100 == 0:
+        if time.time() - last_save > 30:
             save()
+            last_save = time.time()
     save()
     print(f"training: {it + 1} iterations of {a.batch} crops in {time.time() - t_start:.0f}s", flush=True)
 
