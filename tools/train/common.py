@@ -91,6 +91,33 @@ def letterbox(img, in_w=INPUT_W, in_h=INPUT_H, as_uint8=True):
     return out
 
 
+def _reletterbox_one(args):
+    img, (cx0, cy0, cw, ch), (in_w, in_h) = args
+    return letterbox(np.ascontiguousarray(img[cy0:cy0 + ch, cx0:cx0 + cw]), in_w, in_h)
+
+
+def reletterbox(name, d, imgs, boxes, in_w, in_h):
+    """Frames stored letterboxed for another model input (e.g. a 640x360 source at 640x384) →
+    the picture inside the pad, letterboxed again to this input exactly as the Rust side would
+    letterbox the source (lossless where the stored scale is 1, as for native-size sources)."""
+    if "source_size" not in d:
+        raise SystemExit(f"{name}: frames are {imgs.shape[2]}x{imgs.shape[1]}, the model input is "
+                         f"{in_w}x{in_h}, and there is no source_size to re-letterbox from")
+    sw, sh = (int(v) for v in d["source_size"])
+    sx, sy, px, py = letterbox_params(sw, sh, imgs.shape[2], imgs.shape[1])
+    cw, ch = int(round(sw * sx)), int(round(sh * sy))
+    tx, ty, qx, qy = letterbox_params(cw, ch, in_w, in_h)
+    import os
+    from multiprocessing import Pool
+
+    with Pool(min(os.cpu_count() or 1, 16)) as pool:
+        out = np.stack(pool.map(_reletterbox_one, [(im, (int(px), int(py), cw, ch), (in_w, in_h)) for im in imgs], chunksize=8))
+    b = (boxes - np.array([px, py, px, py], np.float32)) * np.array([tx, ty, tx, ty], np.float32)
+    print(f"  {name}: re-letterboxed {len(imgs)} frames {imgs.shape[2]}x{imgs.shape[1]} → {in_w}x{in_h}",
+          flush=True)
+    return out, b + np.array([qx, qy, qx, qy], np.float32)
+
+
 def frame_labels(truth, src_w, src_h, in_w=INPUT_W, in_h=INPUT_H):
     """Boxes in model-input pixels from one truth.jsonl record.
 

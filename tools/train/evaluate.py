@@ -18,7 +18,7 @@ import numpy as np
 import onnxruntime as ort
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BALL, NAMES  # noqa: E402
+from common import BALL, NAMES, reletterbox  # noqa: E402
 
 RUST_CONF, RUST_IOU, RUST_MAX = 0.25, 0.45, 300
 
@@ -124,16 +124,21 @@ def main():
     groups = {"player": [0], "goalkeeper": [1], "referee": [2], "ball": [BALL], "people (any role)": [0, 1, 2]}
     acc = {g: {"tp": [], "conf": [], "ngt": 0, "hit25": 0, "det25": 0, "tp25": 0} for g in groups}
     ball_near, ball_gt, frames, t_inf = 0, 0, 0, 0.0
+    in_h, in_w = sess.get_inputs()[0].shape[2:]
     for f in files:
         d = np.load(f)
-        for k in range(len(d["images"])):
-            x = d["images"][k].astype(np.float32).transpose(2, 0, 1)[None] / 255.0
+        images, all_boxes = d["images"], d["boxes"]
+        if images.shape[1:3] != (in_h, in_w):
+            # frames stored for another input size: letterboxed again for this model
+            images, all_boxes = reletterbox(f, d, images, all_boxes, in_w, in_h)
+        for k in range(len(images)):
+            x = images[k].astype(np.float32).transpose(2, 0, 1)[None] / 255.0
             t0 = time.time()
             out = sess.run(None, {"images": x})[0]
             t_inf += time.time() - t0
             frames += 1
             sel = d["frame"] == k
-            gb, gc, gi = d["boxes"][sel], d["classes"][sel], d["ignore"][sel]
+            gb, gc, gi = all_boxes[sel], d["classes"][sel], d["ignore"][sel]
             boxes, scores, cls = decode(out, 0.01)
             for g, members in groups.items():
                 ds = np.isin(cls, members)

@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BALL, INPUT_H, INPUT_W, NAMES, STRIDE, letterbox, letterbox_params  # noqa: E402
+from common import BALL, INPUT_H, INPUT_W, NAMES, STRIDE, reletterbox  # noqa: E402
 from model import TinyDet, count_params  # noqa: E402
 
 CROP = (320, 192)
@@ -57,7 +57,7 @@ def load_sources(spec):
                 imgs = d["images"]
             fr, bx, cl, ig = d["frame"], d["boxes"], d["classes"], d["ignore"]
             if imgs.shape[1:3] != (INPUT_H, INPUT_W):
-                imgs, bx = reletterbox(f, d, imgs, bx)
+                imgs, bx = reletterbox(f, d, imgs, bx, INPUT_W, INPUT_H)
             for k in range(len(imgs)):
                 sel = fr == k
                 all_labels.append((bx[sel], cl[sel], ig[sel]))
@@ -72,32 +72,6 @@ def load_sources(spec):
         probs.append(np.full(n, w / total_w / n))
     probs = np.concatenate(probs)
     return np.concatenate(all_images), all_labels, probs / probs.sum(), desc
-
-
-def _reletterbox_one(args):
-    img, (cx0, cy0, cw, ch) = args
-    return letterbox(np.ascontiguousarray(img[cy0:cy0 + ch, cx0:cx0 + cw]), INPUT_W, INPUT_H)
-
-
-def reletterbox(name, d, imgs, boxes):
-    """Frames stored letterboxed for another model input (e.g. a 640x360 source at 640x384) →
-    the picture inside the pad, letterboxed again to this input exactly as the Rust side would
-    letterbox the source (lossless where the stored scale is 1, as for native-size sources)."""
-    if "source_size" not in d:
-        raise SystemExit(f"{name}: frames are {imgs.shape[2]}x{imgs.shape[1]}, the model input is "
-                         f"{INPUT_W}x{INPUT_H}, and there is no source_size to re-letterbox from")
-    sw, sh = (int(v) for v in d["source_size"])
-    sx, sy, px, py = letterbox_params(sw, sh, imgs.shape[2], imgs.shape[1])
-    cw, ch = int(round(sw * sx)), int(round(sh * sy))
-    tx, ty, qx, qy = letterbox_params(cw, ch, INPUT_W, INPUT_H)
-    from multiprocessing import Pool
-
-    with Pool(min(os.cpu_count() or 1, 16)) as pool:
-        out = np.stack(pool.map(_reletterbox_one, [(im, (int(px), int(py), cw, ch)) for im in imgs], chunksize=8))
-    b = (boxes - np.array([px, py, px, py], np.float32)) * np.array([tx, ty, tx, ty], np.float32)
-    print(f"  {name}: re-letterboxed {len(imgs)} frames {imgs.shape[2]}x{imgs.shape[1]} → {INPUT_W}x{INPUT_H}",
-          flush=True)
-    return out, b + np.array([qx, qy, qx, qy], np.float32)
 
 
 def load(data_dir):
