@@ -13,9 +13,6 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-LABEL_KEYS = ("frame", "boxes", "classes", "ignore")
-
-
 def encode(img, quality):
     buf = io.BytesIO()
     Image.fromarray(img).save(buf, format="JPEG", quality=quality, subsampling=0 if quality >= 90 else 2)
@@ -50,7 +47,6 @@ def main():
         out = a.out / (src.name.removesuffix(".npz") + ".pack.npz")
         np.savez(out, jpeg=np.concatenate(blobs), offsets=offsets, frame=remap[d["frame"][sel]],
                  boxes=d["boxes"][sel], classes=d["classes"][sel], ignore=d["ignore"][sel],
-                 shape=np.asarray(images.shape[1:]),
                  **({"source_size": d["source_size"]} if "source_size" in d else {}))
         print(f"{out}: {len(keep)} frames, {out.stat().st_size / 1e6:.1f} MB", flush=True)
 
