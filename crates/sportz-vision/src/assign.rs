@@ -10,7 +10,8 @@ pub fn assign(cost: &[Vec<f64>], max_cost: f64) -> Vec<(usize, usize)> {
         return Vec::new();
     }
     // forbidden pairs cost more than any sum of allowed ones, so they are chosen only when forced
-    let big = 1e6 * (1.0 + max_cost.abs()) * (rows.max(cols) as f64);
+    // (an infinite max_cost is capped: an infinite `big` would never let the search end)
+    let big = 1e6 * (1.0 + max_cost.abs().min(1e12)) * (rows.max(cols) as f64);
     let at = |r: usize, c: usize| {
         let v = cost[r][c];
         if v.is_finite() && v <= max_cost {
@@ -118,6 +119,12 @@ mod tests {
             &[&[4.0, 1.0, 3.0], &[2.0, 0.0, 5.0], &[3.0, 2.0, 2.0]],
             10.0,
             &[(0, 1), (1, 0), (2, 2)],
+        );
+        // no threshold at all: infinite costs are still forbidden, and the search ends
+        check(
+            &[&[0.1, f64::INFINITY], &[0.2, 0.3]],
+            f64::INFINITY,
+            &[(0, 0), (1, 1)],
         );
     }
 }

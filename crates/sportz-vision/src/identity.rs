@@ -5,8 +5,12 @@
 //! picture cuts to another shot and back, the tracker starts a new track. [`IdentityKeeper`]
 //! sits after it and maps tracker ids to the ids that are published: a new track takes over
 //! the identity of a recently vanished one when its pitch position is where that player could
-//! be by now (a radius that grows with the time away), the team is not the other one, and no
-//! other vanished identity is nearly as close. Without a camera (no pitch positions) a new
+//! be by now (a radius that grows with the time away) and the team is not the other one. The
+//! tracks free to take an identity over and the vanished identities are matched jointly (one
+//! optimal assignment per frame, [`crate::assign`]) by how likely each pair is: after a cut a
+//! whole group of players comes back at once, and its configuration, not each track's nearest
+//! old position, says who is who; an identity seen a moment ago close by beats one long gone
+//! whose wider radius also reaches. Without a camera (no pitch positions) a new
 //! track gets a fresh, provisional id: the first frame with a camera may still hand it a
 //! vanished identity (a shot's first frame has no camera, and every track starts there).
 //! An identity seen without a camera keeps the last pitch position it had, and the time of it.
@@ -16,6 +20,7 @@ use std::collections::HashMap;
 use sportz_contract::{ObjectClass, TeamSide};
 
 use crate::Point;
+use crate::assign::assign;
 
 /// Settings of the identity keeper.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,13 +30,10 @@ pub struct IdentityConfig {
     /// Added to the radius per second away, m/s (a running player's sustained pace).
     pub speed_mps: f64,
     /// The radius never grows beyond this, metres: after a long time away only a track in the
-    /// same part of the pitch (and no rival) takes the identity over.
+    /// same part of the pitch takes the identity over.
     pub max_radius_m: f64,
     /// Identities away longer than this are not taken over, seconds.
     pub max_gap_secs: f64,
-    /// The nearest vanished identity is taken only if the next one is this much farther
-    /// (in units of their radii); otherwise the new track gets a fresh id.
-    pub margin: f64,
 }
 
 impl Default for IdentityConfig {
@@ -41,7 +43,6 @@ impl Default for IdentityConfig {
             speed_mps: 4.0,
             max_radius_m: 25.0,
             max_gap_secs: 8.0,
-            margin: 0.35,
         }
     }
 }
@@ -129,55 +130,14 @@ impl IdentityKeeper {
                 id.is_none_or(|id| self.identities.get(&id).is_some_and(Identity::provisional))
             })
             .collect();
-        // (normalised distance, observation, identity) for every plausible take-over
-        let mut pairs: Vec<(f64, usize, u64)> = Vec::new();
-        for (i, o) in observed.iter().enumerate() {
-            let Some(p) = o.pitch.filter(|_| free[i]) else {
-                continue;
-            };
-            let referee = o.class == Some(ObjectClass::Referee);
-            for (&id, who) in &self.identities {
-                let Some((q, at)) = who.last_pitch else {
-                    continue;
-                };
-                let gap = t_secs - at;
-                if present.contains(&id) || t_secs <= who.last_seen || gap > cfg.max_gap_secs {
-                    continue;
-                }
-                if who.referee != referee || sides_differ(team_of(id), o.side) {
-                    continue;
-                }
-                let radius = (cfg.base_radius_m + cfg.speed_mps * gap).min(cfg.max_radius_m);
-                let d = p.distance(&q) / radius;
-                if d <= 1.0 {
-                    pairs.push((d, i, id));
-                }
-            }
-        }
-        pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
         let mut out = Assigned::default();
-        let mut taken: Vec<u64> = Vec::new();
-        for &(d, i, id) in &pairs {
-            if !free[i] || taken.contains(&id) {
-                continue;
-            }
-            // ambiguous: another free identity nearly as close to this track, or another new
-            // track nearly as close to this identity
-            let rival = pairs.iter().any(|&(d2, i2, id2)| {
-                d2 < d + cfg.margin
-                    && ((i2 == i && id2 != id && !taken.contains(&id2))
-                        || (id2 == id && i2 != i && free[i2]))
-            });
-            if rival {
-                continue;
-            }
+        for (i, id) in self.take_overs(t_secs, observed, &free, &present, &team_of) {
             if let Some(provisional) = ids[i] {
                 // the fresh id this track had without a camera goes
                 self.identities.remove(&provisional);
             }
             ids[i] = Some(id);
             free[i] = false;
-            taken.push(id);
             let who = &self.identities[&id];
             out.superseded.push(who.tracker_id);
             out.recovered.push((id, t_secs - who.last_seen));
@@ -217,6 +177,81 @@ impl IdentityKeeper {
         out.ids = ids.into_iter().flatten().collect();
         out
     }
+}
+
+impl IdentityKeeper {
+    /// Which free observations take which vanished identities over: one joint assignment
+    /// (minimum total distance in units of each identity's radius) rather than one track at a
+    /// time, so that after a cut, when a whole group of players comes back at once, each
+    /// takes the identity the group's configuration says, not merely the nearest.
+    fn take_overs(
+        &self,
+        t_secs: f64,
+        observed: &[Observed],
+        free: &[bool],
+        present: &[u64],
+        team_of: &impl Fn(u64) -> Option<TeamSide>,
+    ) -> Vec<(usize, u64)> {
+        let cfg = self.cfg;
+        let rows: Vec<(usize, Point)> = observed
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| free[*i])
+            .filter_map(|(i, o)| Some((i, o.pitch?)))
+            .collect();
+        let mut cols: Vec<(u64, Point, f64)> = self
+            .identities
+            .iter()
+            .filter_map(|(&id, who)| {
+                let (q, at) = who.last_pitch?;
+                let gap = t_secs - at;
+                let vanished = !present.contains(&id) && t_secs > who.last_seen;
+                (vanished && gap <= cfg.max_gap_secs).then(|| {
+                    let radius = (cfg.base_radius_m + cfg.speed_mps * gap).min(cfg.max_radius_m);
+                    (id, q, radius)
+                })
+            })
+            .collect();
+        if rows.is_empty() || cols.is_empty() {
+            return Vec::new();
+        }
+        cols.sort_by_key(|c| c.0);
+        // normalised distance, infinite where the take-over is impossible
+        let cost: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|&(i, p)| {
+                let o = &observed[i];
+                let referee = o.class == Some(ObjectClass::Referee);
+                cols.iter()
+                    .map(|&(id, q, radius)| {
+                        let who = &self.identities[&id];
+                        let d = p.distance(&q) / radius;
+                        let possible = who.referee == referee
+                            && !sides_differ(team_of(id), o.side)
+                            && d <= 1.0;
+                        if possible {
+                            surprise(d, radius / cfg.base_radius_m)
+                        } else {
+                            f64::INFINITY
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let pairs = assign(&cost, 100.0);
+        pairs
+            .into_iter()
+            .map(|(r, c)| (rows[r].0, cols[c].0))
+            .collect()
+    }
+}
+
+/// How unlikely a track is to be a vanished identity: the negative log-likelihood (up to a
+/// constant) of a 2-D Gaussian whose σ is half the identity's radius, for a track `d` radii
+/// away from where it was last seen, when the radius has grown `growth` times its base. An
+/// identity seen a moment ago close by beats one long gone whose wide radius also reaches.
+fn surprise(d: f64, growth: f64) -> f64 {
+    2.0 * d * d + 2.0 * growth.ln()
 }
 
 fn sides_differ(a: Option<TeamSide>, b: Option<TeamSide>) -> bool {

@@ -69,17 +69,17 @@ fn too_far_too_late_or_the_other_team_is_someone_else() {
 }
 
 #[test]
-fn two_candidates_nearly_as_close_give_a_fresh_id() {
-    let mut k = IdentityKeeper::new(IdentityConfig::default());
-    k.assign(0.0, &[obs(7, 10.0, 10.0), obs(8, 12.0, 10.0)], no_team);
-    // both vanish; a new track between them
-    let a = k.assign(1.0, &[obs(20, 11.0, 10.2)], no_team);
-    assert_eq!(a.ids, vec![3], "ambiguous: no take-over");
-    assert!(a.superseded.is_empty());
-    // one clearly nearer is taken even with another in range
+fn a_lone_track_takes_the_likelier_of_two_vanished_players() {
+    // both vanish; a new track nearer the first
     let mut k = IdentityKeeper::new(IdentityConfig::default());
     k.assign(0.0, &[obs(7, 10.0, 10.0), obs(8, 14.0, 10.0)], no_team);
-    assert_eq!(k.assign(1.0, &[obs(20, 10.3, 10.0)], no_team).ids, vec![1]);
+    assert_eq!(k.assign(1.0, &[obs(20, 11.0, 10.0)], no_team).ids, vec![1]);
+    // at the same distance, one seen a moment ago beats one gone for 5 s, whose radius
+    // (21.5 m) reaches almost anywhere
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 30.0, 10.0), obs(8, 50.0, 10.0)], no_team);
+    k.assign(4.96, &[obs(8, 31.0, 10.0)], no_team);
+    assert_eq!(k.assign(5.0, &[obs(21, 30.5, 10.0)], no_team).ids, vec![2]);
 }
 
 #[test]
@@ -142,4 +142,18 @@ fn an_id_seen_with_a_camera_is_not_provisional_and_keeps_its_place_without_one()
     k.assign(0.0, &[obs(7, 10.0, 10.0), obs(9, 11.0, 10.0)], no_team);
     k.assign(0.5, &[obs(9, 11.0, 10.0)], no_team);
     assert_eq!(k.assign(1.0, &[obs(9, 10.5, 10.0)], no_team).ids, vec![2]);
+}
+
+#[test]
+fn a_group_back_after_a_cut_is_matched_as_a_group() {
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 10.0, 10.0), obs(8, 13.0, 10.0)], no_team);
+    // a cut: 1 s later both are back, each moved 2 m to the right, so the first new track is
+    // nearer the second player's old place (1 m) than its own (2 m): one track at a time would
+    // call that ambiguous and hand out fresh ids
+    let back = k.assign(1.0, &[obs(20, 12.0, 10.0), obs(21, 15.0, 10.0)], no_team);
+    assert_eq!(back.ids, vec![1, 2]);
+    let mut superseded = back.superseded.clone();
+    superseded.sort_unstable();
+    assert_eq!(superseded, vec![7, 8]);
 }
