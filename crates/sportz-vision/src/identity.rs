@@ -32,7 +32,9 @@ pub struct IdentityConfig {
     /// The radius never grows beyond this, metres: after a long time away only a track in the
     /// same part of the pitch takes the identity over.
     pub max_radius_m: f64,
-    /// Identities away longer than this are not taken over, seconds.
+    /// Identities away longer than this are not taken over, seconds. Long: a broadcast camera
+    /// leaves one end of the pitch for half a minute and comes back to much the same players
+    /// in much the same places (8 s → 30 s: unseen-to-tuning seed 55511 AssA 0.57 → 0.69).
     pub max_gap_secs: f64,
 }
 
@@ -42,7 +44,7 @@ impl Default for IdentityConfig {
             base_radius_m: 1.5,
             speed_mps: 4.0,
             max_radius_m: 25.0,
-            max_gap_secs: 8.0,
+            max_gap_secs: 30.0,
         }
     }
 }
