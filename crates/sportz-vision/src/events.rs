@@ -5,7 +5,8 @@
 //!   `possession_frames` consecutive frames, and was not already the holder.
 //! - `possession_change`: a new holder of the other team than the previous one.
 //! - `pass`: a new holder of the same team as the previous one, the ball having travelled at
-//!   least `pass_min_distance_m` within `pass_max_secs`.
+//!   least `pass_min_distance_m` within `pass_max_secs`; published on reception, dated to the
+//!   frame the ball left the passer.
 //! - `shot`: the ball at `shot_min_speed_mps` or faster, heading between the posts of a goal
 //!   within `shot_max_distance_m` (once per flight).
 //! - `ball_out`: the ball beyond the lines by `ball_out_margin_m` for `ball_out_frames` detected
@@ -118,6 +119,9 @@ struct Holder {
     /// Last time and ball position with the ball at the holder's feet.
     last_t: f64,
     last_ball: Point,
+    /// The frame number and Unix time of `last_t`.
+    last_frame: u64,
+    last_unix: f64,
 }
 
 /// The event engine's state between frames.
@@ -202,6 +206,8 @@ impl EventEngine {
                 details,
             });
         };
+        // the holder a pass left, when one is found this frame
+        let mut kicked: Option<Holder> = None;
         let Some(ball) = f.ball else {
             self.missing_frames += 1;
             if self.had_ball && self.missing_frames >= self.cfg.ball_lost_frames {
@@ -336,6 +342,8 @@ impl EventEngine {
                     if let Some(h) = self.holder.as_mut() {
                         h.last_t = t;
                         h.last_ball = pos;
+                        h.last_frame = f.frame_number;
+                        h.last_unix = f.timestamp;
                         if h.team.is_none() {
                             h.team = p.team;
                         }
@@ -348,6 +356,8 @@ impl EventEngine {
                         team: p.team,
                         last_t: t,
                         last_ball: pos,
+                        last_frame: f.frame_number,
+                        last_unix: f.timestamp,
                     };
                     if let Some(prev) = self.holder {
                         let travelled = prev.last_ball.distance(&pos);
@@ -373,6 +383,7 @@ impl EventEngine {
                                     && travelled >= self.cfg.pass_min_distance_m
                                     && t - prev.last_t <= self.cfg.pass_max_secs =>
                             {
+                                kicked = Some(prev);
                                 emit(
                                     EventKind::Pass,
                                     Some(prev.last_ball),
@@ -446,9 +457,23 @@ impl EventEngine {
                 }
             }
         }
+        // a pass is known when it is received but dated when the ball left the passer (as
+        // match data is: the truth, Opta, StatsBomb); its id stays unique among the events of
+        // that earlier frame by a sequence number above theirs
+        if let Some(from) = kicked {
+            for e in out.iter_mut().filter(|e| e.kind == EventKind::Pass) {
+                e.frame_number = from.last_frame;
+                e.video_timestamp = from.last_t;
+                e.timestamp = from.last_unix;
+                e.seq = e.seq.saturating_add(BACKDATED_SEQ);
+            }
+        }
         out
     }
 }
+
+/// Added to the sequence number of an event dated to an earlier frame than the one that found it.
+const BACKDATED_SEQ: u16 = 0x100;
 
 #[cfg(test)]
 mod tests;
