@@ -34,7 +34,7 @@ pub struct IdentityConfig {
     pub max_radius_m: f64,
     /// Identities away longer than this are not taken over, seconds. Long: a broadcast camera
     /// leaves one end of the pitch for half a minute and comes back to much the same players
-    /// in much the same places (8 s → 30 s: unseen-to-tuning seed 55511 AssA 0.57 → 0.69).
+    /// in much the same places (8 s → 30 s: tuning seed 55511 AssA 0.57 → 0.69).
     pub max_gap_secs: f64,
 }
 
@@ -183,8 +183,7 @@ impl IdentityKeeper {
 
 impl IdentityKeeper {
     /// Which free observations take which vanished identities over: one joint assignment
-    /// (minimum total distance in units of each identity's radius) rather than one track at a
-    /// time, so that after a cut, when a whole group of players comes back at once, each
+    /// (minimum total [`surprise`]) rather than one track at a time, so that after a cut, when a whole group of players comes back at once, each
     /// takes the identity the group's configuration says, not merely the nearest.
     fn take_overs(
         &self,
@@ -218,7 +217,7 @@ impl IdentityKeeper {
             return Vec::new();
         }
         cols.sort_by_key(|c| c.0);
-        // normalised distance, infinite where the take-over is impossible
+        // surprise, infinite where the take-over is impossible
         let cost: Vec<Vec<f64>> = rows
             .iter()
             .map(|&(i, p)| {
