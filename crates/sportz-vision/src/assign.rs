@@ -9,9 +9,15 @@ pub fn assign(cost: &[Vec<f64>], max_cost: f64) -> Vec<(usize, usize)> {
     if rows == 0 || cols == 0 {
         return Vec::new();
     }
-    // forbidden pairs cost more than any sum of allowed ones, so they are chosen only when forced
-    // (an infinite max_cost is capped: an infinite `big` would never let the search end)
-    let big = 1e6 * (1.0 + max_cost.abs().min(1e12)) * (rows.max(cols) as f64);
+    // forbidden pairs cost more than any sum of allowed ones, so they are chosen only when forced;
+    // sized from the allowed costs, not from max_cost, which may be huge or infinite (an
+    // infinite `big` never lets the search end, a huge one drowns the real costs' digits)
+    let largest = cost
+        .iter()
+        .flatten()
+        .filter(|v| v.is_finite() && **v <= max_cost)
+        .fold(0.0_f64, |m, v| m.max(v.abs()));
+    let big = 1e6 * (1.0 + largest) * (rows.max(cols) as f64);
     let at = |r: usize, c: usize| {
         let v = cost[r][c];
         if v.is_finite() && v <= max_cost {

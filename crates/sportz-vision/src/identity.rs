@@ -126,7 +126,7 @@ impl IdentityKeeper {
         let present: Vec<u64> = ids.iter().flatten().copied().collect();
         // observations that may take a vanished identity over: new tracks, and tracks whose id
         // is still provisional
-        let mut free: Vec<bool> = ids
+        let free: Vec<bool> = ids
             .iter()
             .map(|id| {
                 id.is_none_or(|id| self.identities.get(&id).is_some_and(Identity::provisional))
@@ -139,7 +139,6 @@ impl IdentityKeeper {
                 self.identities.remove(&provisional);
             }
             ids[i] = Some(id);
-            free[i] = false;
             let who = &self.identities[&id];
             out.superseded.push(who.tracker_id);
             out.recovered.push((id, t_secs - who.last_seen));
@@ -179,12 +178,11 @@ impl IdentityKeeper {
         out.ids = ids.into_iter().flatten().collect();
         out
     }
-}
 
-impl IdentityKeeper {
     /// Which free observations take which vanished identities over: one joint assignment
-    /// (minimum total [`surprise`]) rather than one track at a time, so that after a cut, when a whole group of players comes back at once, each
-    /// takes the identity the group's configuration says, not merely the nearest.
+    /// (minimum total [`surprise`]) rather than one track at a time, so that after a cut, when
+    /// a whole group of players comes back at once, each takes the identity the group's
+    /// configuration says, not merely the nearest.
     fn take_overs(
         &self,
         t_secs: f64,
@@ -200,7 +198,7 @@ impl IdentityKeeper {
             .filter(|(i, _)| free[*i])
             .filter_map(|(i, o)| Some((i, o.pitch?)))
             .collect();
-        let mut cols: Vec<(u64, Point, f64)> = self
+        let mut cols: Vec<(u64, Point, f64, bool)> = self
             .identities
             .iter()
             .filter_map(|(&id, who)| {
@@ -209,7 +207,7 @@ impl IdentityKeeper {
                 let vanished = !present.contains(&id) && t_secs > who.last_seen;
                 (vanished && gap <= cfg.max_gap_secs).then(|| {
                     let radius = (cfg.base_radius_m + cfg.speed_mps * gap).min(cfg.max_radius_m);
-                    (id, q, radius)
+                    (id, q, radius, who.referee)
                 })
             })
             .collect();
@@ -224,10 +222,9 @@ impl IdentityKeeper {
                 let o = &observed[i];
                 let referee = o.class == Some(ObjectClass::Referee);
                 cols.iter()
-                    .map(|&(id, q, radius)| {
-                        let who = &self.identities[&id];
+                    .map(|&(id, q, radius, was_referee)| {
                         let d = p.distance(&q) / radius;
-                        let possible = who.referee == referee
+                        let possible = was_referee == referee
                             && !sides_differ(team_of(id), o.side)
                             && d <= 1.0;
                         if possible {
@@ -239,8 +236,7 @@ impl IdentityKeeper {
                     .collect()
             })
             .collect();
-        let pairs = assign(&cost, 100.0);
-        pairs
+        assign(&cost, f64::INFINITY)
             .into_iter()
             .map(|(r, c)| (rows[r].0, cols[c].0))
             .collect()
