@@ -46,6 +46,14 @@ pub struct BallConfig {
     /// With a camera: candidates whose ground point is farther than this outside the pitch
     /// (metres) are ignored.
     pub pitch_margin_m: f64,
+    /// With a camera: candidates whose box is wider than `max_size_m` on its shorter side, or
+    /// longer than `max_length_m` on its longer side, in metres at the camera's scale across
+    /// the picture at the box's foot, are not balls (the detector sometimes calls a player's
+    /// legs or body "ball" with low confidence). A 0.22 m ball, the detector's margin around
+    /// it, a ball in the air (nearer the camera than its ground point, so it looks larger for
+    /// that scale) and a ball smeared by its speed fit within them.
+    pub max_size_m: f64,
+    pub max_length_m: f64,
     /// With a camera: for `spot_memory_secs` after the ball was seen at `fast_mps` or more, a
     /// candidate within `spot_radius_m` of a painted spot (centre, penalty spots) is not a ball —
     /// a ball kicked into the air is missed by the detector and the white spot is the next best
@@ -76,6 +84,8 @@ impl Default for BallConfig {
             confirm_hits: 2,
             evidence_frames: 25,
             pitch_margin_m: 3.0,
+            max_size_m: 0.5,
+            max_length_m: 1.0,
             spot_radius_m: 0.8,
             spot_memory_secs: 3.0,
             fast_mps: 8.0,
@@ -220,12 +230,15 @@ impl BallTracker {
         let in_flight = self
             .last_fast
             .is_some_and(|t0| t_secs - t0 <= cfg.spot_memory_secs);
-        // with a camera, where the candidate stands: off the pitch, or on a painted spot just
-        // after a kick, it is no ball
+        // with a camera, where the candidate stands and how large it is: off the pitch, on a
+        // painted spot just after a kick, or the size of a person, it is no ball
         let plausible = |d: &Detection| {
             calibration.is_none_or(|c| {
-                c.foot_to_pitch(&d.bbox).is_some_and(|p| {
+                c.foot_and_scale(&d.bbox).is_some_and(|(p, metres_per_px)| {
+                    let (w, h) = (f64::from(d.bbox.width()), f64::from(d.bbox.height()));
                     crate::pitch::is_inside(p, cfg.pitch_margin_m)
+                        && w.min(h) * metres_per_px <= cfg.max_size_m
+                        && w.max(h) * metres_per_px <= cfg.max_length_m
                         && !(in_flight && SPOTS.iter().any(|s| p.distance(s) <= cfg.spot_radius_m))
                 })
             })

@@ -3,8 +3,9 @@ use crate::pitch::{PointPair, RansacConfig};
 
 const DT: f64 = 0.04; // 25 fps
 
+/// A 4-pixel ball (0.4 m through [`tenth_metre_per_pixel`]).
 fn ball_at(x: f64, y: f64, conf: f32) -> Detection {
-    Detection::new(BBox::from_cxcywh(x as f32, y as f32, 8.0, 8.0), conf, 32)
+    Detection::new(BBox::from_cxcywh(x as f32, y as f32, 4.0, 4.0), conf, 32)
 }
 
 /// `(x, y, predicted, confidence, track id)` of the ball in one frame.
@@ -191,6 +192,43 @@ fn candidates_off_the_pitch_are_not_balls() {
 }
 
 #[test]
+fn a_person_sized_ball_is_no_ball_with_a_camera() {
+    let cal = tenth_metre_per_pixel();
+    // a confident ball-class box the size of a player's legs (0.8 × 1.6 m) and a weaker
+    // ball-sized one
+    let legs = Detection::new(BBox::from_cxcywh(400.0, 300.0, 8.0, 16.0), 0.9, 32);
+    let mut t = BallTracker::new(BallConfig::default());
+    for i in 0..5 {
+        let step = t.update(
+            f64::from(i) * DT,
+            &[legs, ball_at(600.0, 300.0, 0.5)],
+            Some(&cal),
+        );
+        if i > 0 {
+            let b = step.ball.unwrap();
+            assert!((b.pixel.x - 600.0).abs() < 1e-6, "{b:?}");
+        }
+    }
+    // a ball smeared by its speed is long but thin: still a ball; a thin upright box as long as
+    // a person (a leg, a narrow body) is not
+    for (w, h, ball) in [(8.0, 4.0, true), (4.0, 8.0, true), (4.0, 16.0, false)] {
+        let d = Detection::new(BBox::from_cxcywh(400.0, 300.0, w, h), 0.9, 32);
+        let mut t = BallTracker::new(BallConfig::default());
+        t.update(0.0, std::slice::from_ref(&d), Some(&cal));
+        assert_eq!(
+            t.update(DT, &[d], Some(&cal)).ball.is_some(),
+            ball,
+            "{w}x{h}"
+        );
+    }
+    // without a camera nothing gives the scale: the stronger one wins
+    let mut t = BallTracker::new(BallConfig::default());
+    t.update(0.0, std::slice::from_ref(&legs), None);
+    let b = t.update(DT, &[legs], None).ball;
+    assert!(b.is_some_and(|b| (b.pixel.x - 400.0).abs() < 1e-6));
+}
+
+#[test]
 fn weak_detections_alone_do_not_keep_a_track() {
     let cfg = BallConfig::default();
     let mut frames = moving(5, 0.0, 0.0, |_| true);
@@ -282,8 +320,9 @@ fn trail_keeps_thirty_points_with_times_and_pitch() {
         }
         let b = step.ball.unwrap();
         let p = b.pitch.unwrap();
+        // the ground point is the bottom of the 4-pixel box
         assert!(
-            (p.x - b.pixel.x / 10.0).abs() < 1e-6 && (p.y - (b.pixel.y + 4.0) / 10.0).abs() < 1e-6
+            (p.x - b.pixel.x / 10.0).abs() < 1e-6 && (p.y - (b.pixel.y + 2.0) / 10.0).abs() < 1e-6
         );
     }
     let trail = t.trail();

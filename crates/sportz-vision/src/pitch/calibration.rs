@@ -136,6 +136,17 @@ impl Calibration {
         self.to_pitch(Point::new(f64::from(x), f64::from(y)))
     }
 
+    /// A box's foot point in metres and the camera's scale there: metres on the ground per
+    /// pixel across the picture (the direction in which an upright object's width is seen).
+    #[must_use]
+    pub fn foot_and_scale(&self, bbox: &BBox) -> Option<(Point, f64)> {
+        let (x, y) = bbox.foot();
+        let (p, j) = self
+            .pitch_from_image
+            .apply_with_jacobian(Point::new(f64::from(x), f64::from(y)))?;
+        Some((p, j[0][0].hypot(j[1][0])))
+    }
+
     /// A pitch point in pixels.
     #[must_use]
     pub fn to_image(&self, pitch: Point) -> Option<Point> {
