@@ -10,8 +10,17 @@
 //! - `shot`: the ball at `shot_min_speed_mps` or faster, heading between the posts of a goal
 //!   within `shot_max_distance_m` (once per flight).
 //! - `ball_out`: the ball beyond the lines by `ball_out_margin_m` for `ball_out_frames` detected
-//!   frames (not when it went in).
-//! - `goal`: the ball crosses a goal line between the posts.
+//!   frames (not when it went in). Over a goal line it is published `goal_confirm_secs` later,
+//!   dated to the exit, unless the ball turns up in the net meanwhile.
+//! - `goal`: the ball crosses a goal line between the posts, or lies in the net (behind the line,
+//!   between the posts, within `net_depth_m`) for `ball_out_frames` detected frames — a ball
+//!   flying in above the ground is projected beyond the far post by the ground homography and
+//!   looks like a miss until it drops. Dated to the crossing or the exit.
+//!
+//! After a ball out or a goal, the ball counts as back in play once it is seen inside the lines
+//! for `ball_out_frames` detected frames (a stray detection on the pitch does not re-arm them),
+//! and after a goal not before `goal_dead_secs` (the celebration and the kick-off: a white
+//! spot taken for the ball meanwhile does not make a second goal).
 //!
 //! Everything but `ball_lost` needs pitch positions (a calibration); a ball position far outside
 //! the pitch (a ball in the air, projected through the ground homography) is ignored.
@@ -40,6 +49,12 @@ pub struct EventConfig {
     pub speed_window_secs: f64,
     pub ball_out_frames: u32,
     pub ball_out_margin_m: f64,
+    /// How long a ball out over a goal line waits for the ball to turn up in the net.
+    pub goal_confirm_secs: f64,
+    /// How far behind the goal line the net reaches, with room for the camera's error.
+    pub net_depth_m: f64,
+    /// After a goal the ball is dead for at least this long.
+    pub goal_dead_secs: f64,
     /// A ball position farther than this outside the lines is not on the ground (a ball in the
     /// air projects far beyond the pitch, even above the horizon): the frame is ignored.
     pub implausible_beyond_m: f64,
@@ -61,6 +76,9 @@ impl Default for EventConfig {
             speed_window_secs: 0.12,
             ball_out_frames: 3,
             ball_out_margin_m: 0.3,
+            goal_confirm_secs: 2.0,
+            net_depth_m: 3.0,
+            goal_dead_secs: 10.0,
             implausible_beyond_m: 10.0,
         }
     }
@@ -112,16 +130,41 @@ pub struct Event {
     pub details: Map<String, Value>,
 }
 
+/// When an event happened: the frame, its video time and its Unix time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Stamp {
+    frame: u64,
+    t: f64,
+    unix: f64,
+}
+
+impl Stamp {
+    const fn of(f: &EventFrame<'_>) -> Self {
+        Self {
+            frame: f.frame_number,
+            t: f.video_timestamp,
+            unix: f.timestamp,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Holder {
     track_id: u64,
     team: Option<TeamSide>,
-    /// Last time and ball position with the ball at the holder's feet.
-    last_t: f64,
+    /// The last frame and ball position with the ball at the holder's feet.
+    last: Stamp,
     last_ball: Point,
-    /// The frame number and Unix time of `last_t`.
-    last_frame: u64,
-    last_unix: f64,
+}
+
+/// A ball out over a goal line, waiting to be published unless it turns out to be a goal.
+#[derive(Debug, Clone, Copy)]
+struct GoalLineExit {
+    at: Stamp,
+    pitch: Point,
+    team: Option<TeamSide>,
+    player: Option<u64>,
+    confidence: f64,
 }
 
 /// The event engine's state between frames.
@@ -137,8 +180,15 @@ pub struct EventEngine {
     history: VecDeque<(f64, Point)>,
     shot_armed: bool,
     out_frames: u32,
+    /// Consecutive detected frames with the ball inside the lines.
+    in_frames: u32,
+    /// Frames with the ball in a net.
+    net_frames: u32,
     out_fired: bool,
     goal_fired: bool,
+    /// Video time of the last goal.
+    last_goal_t: Option<f64>,
+    pending_exit: Option<GoalLineExit>,
     previous_pitch: Option<Point>,
 }
 
@@ -166,8 +216,12 @@ impl EventEngine {
             history: VecDeque::new(),
             shot_armed: true,
             out_frames: 0,
+            in_frames: 0,
+            net_frames: 0,
             out_fired: false,
             goal_fired: false,
+            last_goal_t: None,
+            pending_exit: None,
             previous_pitch: None,
         }
     }
@@ -185,19 +239,26 @@ impl EventEngine {
 
     /// One frame in, the events it produced out.
     pub fn step(&mut self, f: &EventFrame<'_>) -> Vec<Event> {
+        let now = Stamp::of(f);
         let mut out = Vec::new();
+        // an event dated to an earlier frame than this one keeps its id unique among that
+        // frame's events by a sequence number above theirs
         let mut emit = |kind: EventKind,
+                        at: Stamp,
                         pitch: Option<Point>,
                         team: Option<TeamSide>,
                         player: Option<u64>,
                         confidence: f64,
                         details: Map<String, Value>| {
-            let seq = u16::try_from(out.len()).unwrap_or(u16::MAX);
+            let mut seq = u16::try_from(out.len()).unwrap_or(u16::MAX);
+            if at.frame < now.frame {
+                seq = seq.saturating_add(BACKDATED_SEQ);
+            }
             out.push(Event {
                 kind,
-                frame_number: f.frame_number,
-                video_timestamp: f.video_timestamp,
-                timestamp: f.timestamp,
+                frame_number: at.frame,
+                video_timestamp: at.t,
+                timestamp: at.unix,
                 seq,
                 pitch,
                 team,
@@ -206,20 +267,35 @@ impl EventEngine {
                 details,
             });
         };
-        // the holder a pass left, when one is found this frame
-        let mut kicked: Option<Holder> = None;
+        // a ball out over a goal line that did not turn up in the net in time
+        if let Some(x) = self
+            .pending_exit
+            .filter(|x| now.t - x.at.t >= self.cfg.goal_confirm_secs)
+        {
+            self.pending_exit = None;
+            emit(
+                EventKind::BallOut,
+                x.at,
+                Some(x.pitch),
+                x.team,
+                x.player,
+                x.confidence,
+                detail(&[("line", Value::from("goal_line"))]),
+            );
+        }
+        let (holder_team, holder_id) = self
+            .holder
+            .map_or((None, None), |h| (h.team, Some(h.track_id)));
         let Some(ball) = f.ball else {
             self.missing_frames += 1;
             if self.had_ball && self.missing_frames >= self.cfg.ball_lost_frames {
                 self.had_ball = false;
-                let (team, player) = self
-                    .holder
-                    .map_or((None, None), |h| (h.team, Some(h.track_id)));
                 emit(
                     EventKind::BallLost,
+                    now,
                     self.last_ball_pitch,
-                    team,
-                    player,
+                    holder_team,
+                    holder_id,
                     1.0,
                     Map::new(),
                 );
@@ -239,7 +315,9 @@ impl EventEngine {
         self.last_ball_pitch = Some(pos);
         let t = f.video_timestamp;
 
-        // goal: the ball crossed a goal line between the posts since the last position
+        // goal: the ball crossed a goal line between the posts since the last position, or
+        // lies in a net
+        let mut goal: Option<(Stamp, Point, &str)> = None;
         if let Some(prev) = self.previous_pitch {
             for (line, name) in [(0.0, "left"), (LENGTH_M, "right")] {
                 let crossed =
@@ -249,56 +327,94 @@ impl EventEngine {
                 } else {
                     pos.x > prev.x
                 };
-                if crossed && outward && !self.goal_fired {
+                if crossed && outward {
                     let y = prev.y + (pos.y - prev.y) * (line - prev.x) / (pos.x - prev.x);
                     if (y - WIDTH_M / 2.0).abs() < GOAL_HALF_WIDTH_M {
-                        self.goal_fired = true;
-                        self.out_fired = true; // the ball is out because it went in
-                        let (team, player) = self
-                            .holder
-                            .map_or((None, None), |h| (h.team, Some(h.track_id)));
-                        emit(
-                            EventKind::Goal,
-                            Some(Point::new(line, y)),
-                            team,
-                            player,
-                            ball.confidence,
-                            detail(&[("goal", Value::from(name))]),
-                        );
+                        goal = Some((now, Point::new(line, y), name));
                     }
                 }
             }
         }
         self.previous_pitch = Some(pos);
+        let behind_a_goal_line = (-self.cfg.net_depth_m..0.0).contains(&pos.x)
+            || (pos.x > LENGTH_M && pos.x <= LENGTH_M + self.cfg.net_depth_m);
+        let in_net = behind_a_goal_line && (pos.y - WIDTH_M / 2.0).abs() < GOAL_HALF_WIDTH_M;
+        if ball.predicted {
+            // a net is judged on detections only
+        } else if in_net {
+            self.net_frames += 1;
+            if goal.is_none() && self.net_frames >= self.cfg.ball_out_frames {
+                let (line, name) = if pos.x < 0.0 {
+                    (0.0, "left")
+                } else {
+                    (LENGTH_M, "right")
+                };
+                let at = self.pending_exit.map_or(now, |x| x.at);
+                goal = Some((at, Point::new(line, pos.y), name));
+            }
+        } else {
+            self.net_frames = 0;
+        }
+        if let Some((at, point, name)) = goal.filter(|_| !self.goal_fired) {
+            self.goal_fired = true;
+            self.last_goal_t = Some(t);
+            self.out_fired = true; // the ball is out because it went in
+            self.pending_exit = None;
+            emit(
+                EventKind::Goal,
+                at,
+                Some(point),
+                holder_team,
+                holder_id,
+                ball.confidence,
+                detail(&[("goal", Value::from(name))]),
+            );
+        }
 
-        // ball out: beyond the lines for k detected frames
+        // ball out: beyond the lines for k detected frames; back in play once seen inside for
+        // k detected frames
         let outside = !is_inside(pos, self.cfg.ball_out_margin_m);
         if !outside && is_inside(pos, 0.0) {
             self.out_frames = 0;
-            self.out_fired = false;
-            self.goal_fired = false;
+        }
+        if !ball.predicted {
+            self.in_frames = if is_inside(pos, 0.0) {
+                self.in_frames + 1
+            } else {
+                0
+            };
+            let dead = self
+                .last_goal_t
+                .is_some_and(|g| t - g < self.cfg.goal_dead_secs);
+            if self.in_frames >= self.cfg.ball_out_frames && !dead {
+                self.out_fired = false;
+                self.goal_fired = false;
+            }
         }
         if outside && !ball.predicted {
             self.out_frames += 1;
             if self.out_frames >= self.cfg.ball_out_frames && !self.out_fired {
                 self.out_fired = true;
-                let over = if pos.x < 0.0 || pos.x > LENGTH_M {
-                    "goal_line"
-                } else {
-                    "touchline"
-                };
-                let (team, player) = self
-                    .holder
-                    .map_or((None, None), |h| (h.team, Some(h.track_id)));
                 let at = Point::new(pos.x.clamp(0.0, LENGTH_M), pos.y.clamp(0.0, WIDTH_M));
-                emit(
-                    EventKind::BallOut,
-                    Some(at),
-                    team,
-                    player,
-                    ball.confidence,
-                    detail(&[("line", Value::from(over))]),
-                );
+                if pos.x < 0.0 || pos.x > LENGTH_M {
+                    self.pending_exit = Some(GoalLineExit {
+                        at: now,
+                        pitch: at,
+                        team: holder_team,
+                        player: holder_id,
+                        confidence: ball.confidence,
+                    });
+                } else {
+                    emit(
+                        EventKind::BallOut,
+                        now,
+                        Some(at),
+                        holder_team,
+                        holder_id,
+                        ball.confidence,
+                        detail(&[("line", Value::from("touchline"))]),
+                    );
+                }
             }
         }
 
@@ -340,10 +456,8 @@ impl EventEngine {
                 let is_holder = self.holder.is_some_and(|h| h.track_id == p.track_id);
                 if is_holder {
                     if let Some(h) = self.holder.as_mut() {
-                        h.last_t = t;
+                        h.last = now;
                         h.last_ball = pos;
-                        h.last_frame = f.frame_number;
-                        h.last_unix = f.timestamp;
                         if h.team.is_none() {
                             h.team = p.team;
                         }
@@ -354,10 +468,8 @@ impl EventEngine {
                     let new = Holder {
                         track_id: p.track_id,
                         team: p.team,
-                        last_t: t,
+                        last: now,
                         last_ball: pos,
-                        last_frame: f.frame_number,
-                        last_unix: f.timestamp,
                     };
                     if let Some(prev) = self.holder {
                         let travelled = prev.last_ball.distance(&pos);
@@ -365,6 +477,7 @@ impl EventEngine {
                             (Some(a), Some(b)) if a != b => {
                                 emit(
                                     EventKind::PossessionChange,
+                                    now,
                                     Some(pos),
                                     p.team,
                                     Some(p.track_id),
@@ -381,11 +494,13 @@ impl EventEngine {
                             (Some(a), Some(b))
                                 if a == b
                                     && travelled >= self.cfg.pass_min_distance_m
-                                    && t - prev.last_t <= self.cfg.pass_max_secs =>
+                                    && t - prev.last.t <= self.cfg.pass_max_secs =>
                             {
-                                kicked = Some(prev);
+                                // known on reception, dated to the kick (as match data
+                                // is: the truth, Opta, StatsBomb)
                                 emit(
                                     EventKind::Pass,
+                                    prev.last,
                                     Some(prev.last_ball),
                                     prev.team,
                                     Some(prev.track_id),
@@ -393,7 +508,7 @@ impl EventEngine {
                                     detail(&[
                                         ("receiver", Value::from(p.track_id)),
                                         ("distance_m", round2(travelled)),
-                                        ("duration_secs", round2(t - prev.last_t)),
+                                        ("duration_secs", round2(t - prev.last.t)),
                                         ("end_x", round2(pos.x)),
                                         ("end_y", round2(pos.y)),
                                     ]),
@@ -404,6 +519,7 @@ impl EventEngine {
                     }
                     emit(
                         EventKind::Possession,
+                        now,
                         Some(pos),
                         p.team,
                         Some(p.track_id),
@@ -436,12 +552,14 @@ impl EventEngine {
                         && distance <= self.cfg.shot_max_distance_m
                     {
                         self.shot_armed = false;
+                        // the holder as of this frame (possession may have just changed)
                         let (team, player) = self
                             .holder
                             .map_or((None, None), |h| (h.team, Some(h.track_id)));
                         let on_target = (y - WIDTH_M / 2.0).abs() < GOAL_HALF_WIDTH_M;
                         emit(
                             EventKind::Shot,
+                            now,
                             Some(pos),
                             team,
                             player,
@@ -455,17 +573,6 @@ impl EventEngine {
                         );
                     }
                 }
-            }
-        }
-        // a pass is known when it is received but dated when the ball left the passer (as
-        // match data is: the truth, Opta, StatsBomb); its id stays unique among the events of
-        // that earlier frame by a sequence number above theirs
-        if let Some(from) = kicked {
-            for e in out.iter_mut().filter(|e| e.kind == EventKind::Pass) {
-                e.frame_number = from.last_frame;
-                e.video_timestamp = from.last_t;
-                e.timestamp = from.last_unix;
-                e.seq = e.seq.saturating_add(BACKDATED_SEQ);
             }
         }
         out

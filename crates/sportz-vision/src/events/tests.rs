@@ -198,13 +198,106 @@ fn a_goal_crosses_the_line_between_the_posts() {
     assert_eq!(goal.team, AWAY);
     assert_eq!(goal.pitch.unwrap().x, LENGTH_M);
     assert!((goal.pitch.unwrap().y - 34.9).abs() < 0.2);
-    // near miss: just wide of the post is a goal kick, not a goal
+    // near miss: just wide of the post is a goal kick, not a goal; a ball out over a goal
+    // line is published once the ball has had time to turn up in the net, dated to the exit
     let s = Script::default()
         .hold(8, |_| Some(at(90.3, 34.2)), &striker)
         .roll(at(90.3, 34.2), at(106.5, 39.5), 20.0, &striker)
-        .hold(5, |_| Some(at(106.5, 39.5)), &striker);
-    let kinds: Vec<EventKind> = s.run().iter().map(|e| e.kind).collect();
+        .hold(60, |_| Some(at(106.5, 39.5)), &striker);
+    let events = s.run();
+    let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
     assert_eq!(kinds, [Possession, BallOut]);
+    let exit = s
+        .frames
+        .iter()
+        .position(|(b, _)| b.is_some_and(|b| b.x > LENGTH_M + 0.3))
+        .unwrap() as u64;
+    // the third frame beyond the line, found two seconds later
+    assert_eq!(events[1].frame_number, exit + 2);
+    assert_eq!(events[1].seq, 0x100);
+    assert_eq!(events[1].details["line"], "goal_line");
+    // before the two seconds are up, nothing
+    let early = Script {
+        frames: s.frames[..(exit as usize + 40)].to_vec(),
+    };
+    assert_eq!(early.run().len(), 1);
+}
+
+#[test]
+fn a_ball_flying_in_is_a_goal_once_it_lies_in_the_net() {
+    let striker = [player(9, AWAY, 90.0, 34.0)];
+    // in the air the ground homography puts it beyond the far post (y 24 for 32): it "goes
+    // out" wide, then drops into the net
+    let s = Script::default()
+        .hold(8, |_| Some(at(90.3, 34.2)), &striker)
+        .roll(at(90.3, 34.2), at(107.0, 24.0), 20.0, &striker)
+        .hold(10, |_| Some(at(106.8, 32.0)), &striker)
+        .hold(60, |_| Some(at(107.0, 32.3)), &striker);
+    let events = s.run();
+    let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [Possession, Goal], "{events:#?}");
+    let goal = &events[1];
+    assert_eq!(goal.player_track_id, Some(9));
+    assert_eq!(goal.details["goal"], "right");
+    assert_eq!(goal.pitch, Some(at(LENGTH_M, 32.0)));
+    // dated to the exit, not to the frames in the net
+    let exit = s
+        .frames
+        .iter()
+        .position(|(b, _)| b.is_some_and(|b| b.x > LENGTH_M + 0.3))
+        .unwrap() as u64;
+    assert_eq!(goal.frame_number, exit + 2);
+    // out wide, then the ball resting behind the goal beyond the net, or wide of the posts:
+    // a ball out
+    for rest in [at(109.0, 32.0), at(106.0, 40.0)] {
+        let s = Script::default()
+            .hold(8, |_| Some(at(90.3, 34.2)), &striker)
+            .roll(at(90.3, 34.2), at(107.0, 24.0), 20.0, &striker)
+            .hold(60, |_| Some(rest), &striker);
+        let kinds: Vec<EventKind> = s.run().iter().map(|e| e.kind).collect();
+        assert_eq!(kinds, [Possession, BallOut], "{rest:?}");
+    }
+}
+
+#[test]
+fn a_stray_ball_on_the_pitch_does_not_rearm_goal_or_ball_out() {
+    let nobody: [PlayerObs; 0] = [];
+    // a goal, the ball in the net; a false ball on the pitch for two frames at a time; the
+    // ball in the net again: still one goal
+    let mut s = Script::default()
+        .roll(at(95.0, 34.0), at(106.0, 34.0), 20.0, &nobody)
+        .hold(5, |_| Some(at(106.0, 34.0)), &nobody);
+    for _ in 0..3 {
+        s = s.hold(2, |_| Some(at(100.0, 34.0)), &nobody).hold(
+            5,
+            |_| Some(at(106.0, 34.0)),
+            &nobody,
+        );
+    }
+    let s = s.hold(60, |_| Some(at(106.0, 34.0)), &nobody);
+    // (the jumps read as shots: only goals and balls out are looked at here)
+    let restarts = |s: &Script| -> Vec<EventKind> {
+        s.run()
+            .iter()
+            .map(|e| e.kind)
+            .filter(|k| matches!(k, Goal | BallOut))
+            .collect()
+    };
+    assert_eq!(restarts(&s), [Goal]);
+    // a penalty spot taken for the ball for a while, then the ball in the net again: within
+    // the dead time after a goal, still one goal
+    let s =
+        s.hold(10, |_| Some(at(93.0, 34.0)), &nobody)
+            .hold(30, |_| Some(at(106.0, 34.0)), &nobody);
+    assert_eq!(restarts(&s), [Goal]);
+    // back in play after the dead time, then into the net again: a second goal
+    let s = s.hold(250, |_| Some(at(52.5, 34.0)), &nobody).roll(
+        at(100.0, 34.0),
+        at(106.0, 34.0),
+        20.0,
+        &nobody,
+    );
+    assert_eq!(restarts(&s), [Goal, Goal]);
 }
 
 #[test]
@@ -232,7 +325,7 @@ fn ball_out_needs_k_frames_beyond_the_line() {
     let s = Script::default()
         .hold(4, |_| Some(at(50.0, 69.0)), &nobody)
         .hold(4, |_| Some(at(50.0, 60.0)), &nobody)
-        .hold(4, |_| Some(at(-1.0, 10.0)), &nobody);
+        .hold(60, |_| Some(at(-1.0, 10.0)), &nobody);
     let events = s.run();
     assert_eq!(
         events.iter().map(|e| e.kind).collect::<Vec<_>>(),
