@@ -4,9 +4,10 @@
 //! - `possession`: one player is the nearest to the ball, within `possession_distance_m`, for
 //!   `possession_frames` consecutive frames, and was not already the holder.
 //! - `possession_change`: a new holder of the other team than the previous one.
-//! - `pass`: a new holder of the same team as the previous one, the ball having travelled at
-//!   least `pass_min_distance_m` within `pass_max_secs`; published on reception, dated to the
-//!   frame the ball left the passer.
+//! - `pass`: a new holder, the ball having travelled at least `pass_min_distance_m` within
+//!   `pass_max_secs` from the previous one: `outcome` `complete` to a teammate, `intercepted`
+//!   by an opponent (then also a `possession_change`), as match data counts pass attempts;
+//!   published on reception, dated to the frame the ball left the passer.
 //! - `shot`: the ball at `shot_min_speed_mps` or faster, heading between the posts of a goal
 //!   within `shot_max_distance_m` (once per flight).
 //! - `ball_out`: the ball beyond the lines by `ball_out_margin_m` for `ball_out_frames` detected
@@ -446,6 +447,15 @@ impl EventEngine {
             .filter_map(|p| p.pitch.map(|pp| (p, pp.distance(&pos))))
             .filter(|(_, d)| *d <= self.cfg.possession_distance_m)
             .min_by(|a, b| a.1.total_cmp(&b.1));
+        // the holder still within reach keeps the ball against a player a little nearer (a
+        // duel is not a string of possession changes)
+        let contested = self.holder.is_some_and(|h| {
+            f.players.iter().any(|p| {
+                p.track_id == h.track_id
+                    && p.pitch
+                        .is_some_and(|pp| pp.distance(&pos) <= self.cfg.possession_distance_m)
+            })
+        });
         match nearest {
             Some((p, d)) => {
                 let count = match self.candidate {
@@ -456,13 +466,17 @@ impl EventEngine {
                 let is_holder = self.holder.is_some_and(|h| h.track_id == p.track_id);
                 if is_holder {
                     if let Some(h) = self.holder.as_mut() {
-                        h.last = now;
-                        h.last_ball = pos;
+                        // the ball at the feet for two frames running, not one stray detection
+                        // beside the player after the kick (which would date the pass late)
+                        if count >= 2 {
+                            h.last = now;
+                            h.last_ball = pos;
+                        }
                         if h.team.is_none() {
                             h.team = p.team;
                         }
                     }
-                } else if count >= self.cfg.possession_frames {
+                } else if count >= self.cfg.possession_frames && !contested {
                     let confidence =
                         ball.confidence * (1.0 - 0.5 * d / self.cfg.possession_distance_m);
                     let new = Holder {
@@ -473,48 +487,53 @@ impl EventEngine {
                     };
                     if let Some(prev) = self.holder {
                         let travelled = prev.last_ball.distance(&pos);
-                        match (prev.team, p.team) {
-                            (Some(a), Some(b)) if a != b => {
-                                emit(
-                                    EventKind::PossessionChange,
-                                    now,
-                                    Some(pos),
-                                    p.team,
-                                    Some(p.track_id),
-                                    confidence,
-                                    detail(&[
-                                        ("from_player", Value::from(prev.track_id)),
-                                        (
-                                            "from_team",
-                                            serde_json::to_value(a).unwrap_or(Value::Null),
-                                        ),
-                                    ]),
-                                );
-                            }
-                            (Some(a), Some(b))
-                                if a == b
-                                    && travelled >= self.cfg.pass_min_distance_m
-                                    && t - prev.last.t <= self.cfg.pass_max_secs =>
-                            {
-                                // known on reception, dated to the kick (as match data
-                                // is: the truth, Opta, StatsBomb)
-                                emit(
-                                    EventKind::Pass,
-                                    prev.last,
-                                    Some(prev.last_ball),
-                                    prev.team,
-                                    Some(prev.track_id),
-                                    confidence,
-                                    detail(&[
-                                        ("receiver", Value::from(p.track_id)),
-                                        ("distance_m", round2(travelled)),
-                                        ("duration_secs", round2(t - prev.last.t)),
-                                        ("end_x", round2(pos.x)),
-                                        ("end_y", round2(pos.y)),
-                                    ]),
-                                );
-                            }
-                            _ => {}
+                        let kicked = travelled >= self.cfg.pass_min_distance_m
+                            && t - prev.last.t <= self.cfg.pass_max_secs;
+                        let other_team =
+                            matches!((prev.team, p.team), (Some(a), Some(b)) if a != b);
+                        let same_team = matches!((prev.team, p.team), (Some(a), Some(b)) if a == b);
+                        // a pass is an attempt: completed to a teammate or intercepted by an
+                        // opponent (as match data counts them); known on reception, dated to
+                        // the kick
+                        if kicked && (same_team || other_team) {
+                            let (outcome, to) = if same_team {
+                                ("complete", "receiver")
+                            } else {
+                                ("intercepted", "intercepted_by")
+                            };
+                            emit(
+                                EventKind::Pass,
+                                prev.last,
+                                Some(prev.last_ball),
+                                prev.team,
+                                Some(prev.track_id),
+                                confidence,
+                                detail(&[
+                                    ("outcome", Value::from(outcome)),
+                                    (to, Value::from(p.track_id)),
+                                    ("distance_m", round2(travelled)),
+                                    ("duration_secs", round2(t - prev.last.t)),
+                                    ("end_x", round2(pos.x)),
+                                    ("end_y", round2(pos.y)),
+                                ]),
+                            );
+                        }
+                        if other_team {
+                            emit(
+                                EventKind::PossessionChange,
+                                now,
+                                Some(pos),
+                                p.team,
+                                Some(p.track_id),
+                                confidence,
+                                detail(&[
+                                    ("from_player", Value::from(prev.track_id)),
+                                    (
+                                        "from_team",
+                                        serde_json::to_value(prev.team).unwrap_or(Value::Null),
+                                    ),
+                                ]),
+                            );
                         }
                     }
                     emit(

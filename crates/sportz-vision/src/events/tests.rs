@@ -127,6 +127,7 @@ fn a_pass_between_teammates_over_five_metres() {
     let events = s.run();
     let pass = &events[1];
     assert_eq!(pass.team, HOME);
+    assert_eq!(pass.details["outcome"], "complete");
     assert_eq!(pass.details["receiver"], 2);
     // from the passer's last touch to the receiver's control (the ball within reach for k frames)
     let distance = pass.details["distance_m"].as_f64().unwrap();
@@ -141,7 +142,7 @@ fn a_pass_between_teammates_over_five_metres() {
 }
 
 #[test]
-fn an_interception_is_a_possession_change_not_a_pass() {
+fn an_interception_is_a_pass_attempt_and_a_possession_change() {
     let players = [player(1, HOME, 30.0, 30.0), player(3, AWAY, 30.0, 42.0)];
     let s = Script::default()
         .hold(8, |_| Some(at(30.3, 30.2)), &players)
@@ -151,11 +152,33 @@ fn an_interception_is_a_possession_change_not_a_pass() {
         &s,
         &[
             (Possession, Some(1)),
+            (Pass, Some(1)),
             (PossessionChange, Some(3)),
             (Possession, Some(3)),
         ],
     );
-    assert_eq!(s.run()[1].team, AWAY);
+    let events = s.run();
+    let (pass, change) = (&events[1], &events[2]);
+    assert_eq!(pass.team, HOME);
+    assert_eq!(pass.details["outcome"], "intercepted");
+    assert_eq!(pass.details["intercepted_by"], 3);
+    assert!(pass.frame_number < change.frame_number, "dated to the kick");
+    assert_eq!(change.team, AWAY);
+    assert_eq!(change.details["from_player"], 1);
+    // a tackle (the ball moves 2 m to the opponent): a possession change, no pass
+    let duel = [player(1, HOME, 30.0, 30.0), player(3, AWAY, 30.0, 32.5)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(30.3, 30.2)), &duel)
+        .roll(at(30.3, 30.2), at(30.2, 32.3), 3.0, &duel)
+        .hold(8, |_| Some(at(30.2, 32.3)), &duel);
+    check(
+        &s,
+        &[
+            (Possession, Some(1)),
+            (PossessionChange, Some(3)),
+            (Possession, Some(3)),
+        ],
+    );
 }
 
 #[test]
@@ -376,6 +399,26 @@ fn ball_lost_fires_once_when_the_ball_goes() {
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].frame_number, gone);
     assert_eq!((events[0].kind, events[0].pitch), (BallLost, None));
+}
+
+#[test]
+fn a_stray_ball_beside_the_passer_after_the_kick_does_not_date_the_pass() {
+    let players = [player(1, HOME, 30.0, 30.0), player(2, HOME, 30.0, 40.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(30.3, 30.2)), &players)
+        .roll(at(30.3, 30.2), at(30.2, 35.0), 10.0, &players);
+    let stray = s.frames.len() as u64;
+    let s = s
+        .hold(1, |_| Some(at(30.4, 30.3)), &players)
+        .roll(at(30.2, 35.0), at(30.2, 39.7), 10.0, &players)
+        .hold(8, |_| Some(at(30.2, 39.7)), &players);
+    let events = s.run();
+    let pass = events.iter().find(|e| e.kind == Pass).unwrap();
+    // dated to the last touch (frames 8 to 10: the ball within reach), not to the stray
+    assert!(
+        (8..=10).contains(&pass.frame_number),
+        "{pass:?} (stray frame {stray})"
+    );
 }
 
 #[test]
