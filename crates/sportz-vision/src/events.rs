@@ -447,15 +447,6 @@ impl EventEngine {
             .filter_map(|p| p.pitch.map(|pp| (p, pp.distance(&pos))))
             .filter(|(_, d)| *d <= self.cfg.possession_distance_m)
             .min_by(|a, b| a.1.total_cmp(&b.1));
-        // the holder still within reach keeps the ball against a player a little nearer (a
-        // duel is not a string of possession changes)
-        let contested = self.holder.is_some_and(|h| {
-            f.players.iter().any(|p| {
-                p.track_id == h.track_id
-                    && p.pitch
-                        .is_some_and(|pp| pp.distance(&pos) <= self.cfg.possession_distance_m)
-            })
-        });
         match nearest {
             Some((p, d)) => {
                 let count = match self.candidate {
@@ -476,7 +467,7 @@ impl EventEngine {
                             h.team = p.team;
                         }
                     }
-                } else if count >= self.cfg.possession_frames && !contested {
+                } else if count >= self.cfg.possession_frames {
                     let confidence =
                         ball.confidence * (1.0 - 0.5 * d / self.cfg.possession_distance_m);
                     let new = Holder {
