@@ -183,7 +183,7 @@ pub struct EventEngine {
     out_frames: u32,
     /// Consecutive detected frames with the ball inside the lines.
     in_frames: u32,
-    /// Frames with the ball in a net.
+    /// Consecutive detected frames with the ball in a net.
     net_frames: u32,
     out_fired: bool,
     goal_fired: bool,
@@ -274,15 +274,7 @@ impl EventEngine {
             .filter(|x| now.t - x.at.t >= self.cfg.goal_confirm_secs)
         {
             self.pending_exit = None;
-            emit(
-                EventKind::BallOut,
-                x.at,
-                Some(x.pitch),
-                x.team,
-                x.player,
-                x.confidence,
-                detail(&[("line", Value::from("goal_line"))]),
-            );
+            emit_goal_line_out(&mut emit, &x);
         }
         let (holder_team, holder_id) = self
             .holder
@@ -398,6 +390,10 @@ impl EventEngine {
                 self.out_fired = true;
                 let at = Point::new(pos.x.clamp(0.0, LENGTH_M), pos.y.clamp(0.0, WIDTH_M));
                 if pos.x < 0.0 || pos.x > LENGTH_M {
+                    // (an earlier exit still waiting is published, not overwritten)
+                    if let Some(x) = self.pending_exit.take() {
+                        emit_goal_line_out(&mut emit, &x);
+                    }
                     self.pending_exit = Some(GoalLineExit {
                         at: now,
                         pitch: at,
@@ -587,6 +583,30 @@ impl EventEngine {
         }
         out
     }
+}
+
+/// Publishes a ball out over a goal line that was waiting to see whether it was a goal.
+fn emit_goal_line_out(
+    emit: &mut impl FnMut(
+        EventKind,
+        Stamp,
+        Option<Point>,
+        Option<TeamSide>,
+        Option<u64>,
+        f64,
+        Map<String, Value>,
+    ),
+    x: &GoalLineExit,
+) {
+    emit(
+        EventKind::BallOut,
+        x.at,
+        Some(x.pitch),
+        x.team,
+        x.player,
+        x.confidence,
+        detail(&[("line", Value::from("goal_line"))]),
+    );
 }
 
 /// Added to the sequence number of an event dated to an earlier frame than the one that found it.

@@ -46,6 +46,14 @@ impl Script {
         )
     }
 
+    /// The first frame with the ball beyond the right goal line by the ball-out margin.
+    fn first_frame_beyond_the_right_goal_line(&self) -> u64 {
+        self.frames
+            .iter()
+            .position(|(b, _)| b.is_some_and(|b| b.x > LENGTH_M + 0.3))
+            .unwrap() as u64
+    }
+
     fn run(&self) -> Vec<Event> {
         let mut engine = EventEngine::new(EventConfig::default());
         let mut out = Vec::new();
@@ -230,11 +238,7 @@ fn a_goal_crosses_the_line_between_the_posts() {
     let events = s.run();
     let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
     assert_eq!(kinds, [Possession, BallOut]);
-    let exit = s
-        .frames
-        .iter()
-        .position(|(b, _)| b.is_some_and(|b| b.x > LENGTH_M + 0.3))
-        .unwrap() as u64;
+    let exit = s.first_frame_beyond_the_right_goal_line();
     // the third frame beyond the line, found two seconds later
     assert_eq!(events[1].frame_number, exit + 2);
     assert_eq!(events[1].seq, 0x100);
@@ -244,6 +248,25 @@ fn a_goal_crosses_the_line_between_the_posts() {
         frames: s.frames[..(exit as usize + 40)].to_vec(),
     };
     assert_eq!(early.run().len(), 1);
+    // out, back in play, out again before the first one was published: both are
+    let nobody: [PlayerObs; 0] = [];
+    let s = Script::default()
+        .hold(4, |_| Some(at(106.0, 45.0)), &nobody)
+        .hold(4, |_| Some(at(100.0, 45.0)), &nobody)
+        .hold(60, |_| Some(at(106.0, 20.0)), &nobody);
+    let outs: Vec<(u64, Option<Point>)> = s
+        .run()
+        .iter()
+        .filter(|e| e.kind == BallOut)
+        .map(|e| (e.frame_number, e.pitch))
+        .collect();
+    assert_eq!(
+        outs,
+        [
+            (2, Some(at(LENGTH_M, 45.0))),
+            (10, Some(at(LENGTH_M, 20.0)))
+        ]
+    );
 }
 
 #[test]
@@ -264,11 +287,7 @@ fn a_ball_flying_in_is_a_goal_once_it_lies_in_the_net() {
     assert_eq!(goal.details["goal"], "right");
     assert_eq!(goal.pitch, Some(at(LENGTH_M, 32.0)));
     // dated to the exit, not to the frames in the net
-    let exit = s
-        .frames
-        .iter()
-        .position(|(b, _)| b.is_some_and(|b| b.x > LENGTH_M + 0.3))
-        .unwrap() as u64;
+    let exit = s.first_frame_beyond_the_right_goal_line();
     assert_eq!(goal.frame_number, exit + 2);
     // out wide, then the ball resting behind the goal beyond the net, or wide of the posts:
     // a ball out
