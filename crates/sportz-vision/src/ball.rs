@@ -51,9 +51,12 @@ pub struct BallConfig {
     /// the picture at the box's foot, are not balls (the detector sometimes calls a player's
     /// legs or body "ball" with low confidence). A 0.22 m ball, the detector's margin around
     /// it, a ball in the air (nearer the camera than its ground point, so it looks larger for
-    /// that scale) and a ball smeared by its speed fit within them.
+    /// that scale) and a ball smeared by its speed fit within them. A box no larger than
+    /// `min_box_px` (shorter side) and twice that (longer side) is never refused: detectors
+    /// draw no smaller boxes, however far and small the ball (a wide view at low resolution).
     pub max_size_m: f64,
     pub max_length_m: f64,
+    pub min_box_px: f64,
     /// With a camera: for `spot_memory_secs` after the ball was seen at `fast_mps` or more, a
     /// candidate within `spot_radius_m` of a painted spot (centre, penalty spots) is not a ball —
     /// a ball kicked into the air is missed by the detector and the white spot is the next best
@@ -86,6 +89,7 @@ impl Default for BallConfig {
             pitch_margin_m: 3.0,
             max_size_m: 0.5,
             max_length_m: 1.0,
+            min_box_px: 6.0,
             spot_radius_m: 0.8,
             spot_memory_secs: 3.0,
             fast_mps: 8.0,
@@ -236,9 +240,10 @@ impl BallTracker {
             calibration.is_none_or(|c| {
                 c.foot_and_scale(&d.bbox).is_some_and(|(p, metres_per_px)| {
                     let (w, h) = (f64::from(d.bbox.width()), f64::from(d.bbox.height()));
+                    let px_per_m = 1.0 / metres_per_px;
                     crate::pitch::is_inside(p, cfg.pitch_margin_m)
-                        && w.min(h) * metres_per_px <= cfg.max_size_m
-                        && w.max(h) * metres_per_px <= cfg.max_length_m
+                        && w.min(h) <= (cfg.max_size_m * px_per_m).max(cfg.min_box_px)
+                        && w.max(h) <= (cfg.max_length_m * px_per_m).max(2.0 * cfg.min_box_px)
                         && !(in_flight && SPOTS.iter().any(|s| p.distance(s) <= cfg.spot_radius_m))
                 })
             })

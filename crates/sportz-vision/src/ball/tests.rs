@@ -221,6 +221,31 @@ fn a_person_sized_ball_is_no_ball_with_a_camera() {
             "{w}x{h}"
         );
     }
+    // a wide view at low resolution (0.33 m a pixel): the detector's smallest boxes, 2 to 6
+    // pixels, are balls though wider than one; a person-sized box is not
+    let coarse = {
+        let pairs =
+            [(0.0, 0.0), (315.0, 0.0), (315.0, 204.0), (0.0, 204.0)].map(|(x, y)| PointPair {
+                image: Point::new(x, y),
+                pitch: Point::new(x / 3.0, y / 3.0),
+            });
+        Calibration::fit(&pairs, &RansacConfig::default()).unwrap()
+    };
+    for (w, h, ball) in [
+        (2.0, 2.0, true),
+        (6.0, 6.0, true),
+        (6.0, 12.0, true),
+        (8.0, 18.0, false),
+    ] {
+        let d = Detection::new(BBox::from_cxcywh(150.0, 100.0, w, h), 0.9, 32);
+        let mut t = BallTracker::new(BallConfig::default());
+        t.update(0.0, std::slice::from_ref(&d), Some(&coarse));
+        assert_eq!(
+            t.update(DT, &[d], Some(&coarse)).ball.is_some(),
+            ball,
+            "{w}x{h}"
+        );
+    }
     // without a camera nothing gives the scale: the stronger one wins
     let mut t = BallTracker::new(BallConfig::default());
     t.update(0.0, std::slice::from_ref(&legs), None);
