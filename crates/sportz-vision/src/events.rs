@@ -322,7 +322,7 @@ impl EventEngine {
                 };
                 if crossed && outward {
                     let y = prev.y + (pos.y - prev.y) * (line - prev.x) / (pos.x - prev.x);
-                    if (y - WIDTH_M / 2.0).abs() < GOAL_HALF_WIDTH_M {
+                    if between_the_posts(y, 0.0) {
                         goal = Some((now, Point::new(line, y), name));
                     }
                 }
@@ -331,7 +331,7 @@ impl EventEngine {
         self.previous_pitch = Some(pos);
         let behind_a_goal_line = (-self.cfg.net_depth_m..0.0).contains(&pos.x)
             || (pos.x > LENGTH_M && pos.x <= LENGTH_M + self.cfg.net_depth_m);
-        let in_net = behind_a_goal_line && (pos.y - WIDTH_M / 2.0).abs() < GOAL_HALF_WIDTH_M;
+        let in_net = behind_a_goal_line && between_the_posts(pos.y, 0.0);
         if ball.predicted {
             // a net is judged on detections only
         } else if in_net {
@@ -554,7 +554,7 @@ impl EventEngine {
                     let s = (line - pos.x) / vx;
                     let y = pos.y + vy * s;
                     let distance = pos.distance(&Point::new(line, y));
-                    if (y - WIDTH_M / 2.0).abs() <= GOAL_HALF_WIDTH_M + self.cfg.shot_post_margin_m
+                    if between_the_posts(y, self.cfg.shot_post_margin_m)
                         && distance <= self.cfg.shot_max_distance_m
                     {
                         self.shot_armed = false;
@@ -562,7 +562,7 @@ impl EventEngine {
                         let (team, player) = self
                             .holder
                             .map_or((None, None), |h| (h.team, Some(h.track_id)));
-                        let on_target = (y - WIDTH_M / 2.0).abs() < GOAL_HALF_WIDTH_M;
+                        let on_target = between_the_posts(y, 0.0);
                         emit(
                             EventKind::Shot,
                             now,
@@ -583,6 +583,11 @@ impl EventEngine {
         }
         out
     }
+}
+
+/// Whether a point `y` metres across a goal line is within `margin_m` of the goal mouth.
+fn between_the_posts(y: f64, margin_m: f64) -> bool {
+    (y - WIDTH_M / 2.0).abs() < GOAL_HALF_WIDTH_M + margin_m
 }
 
 /// Publishes a ball out over a goal line that was waiting to see whether it was a goal.

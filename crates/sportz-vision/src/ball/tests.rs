@@ -158,14 +158,26 @@ fn a_strong_detection_elsewhere_restarts_a_coasting_track() {
     assert_eq!((x, y, predicted, id), (500.0, 400.0, false, 2));
 }
 
+/// Pixels → metres by a pure scale of `m` metres a pixel.
+fn metres_per_pixel(m: f64) -> Calibration {
+    let pairs = [(0.0, 0.0), (100.0, 0.0), (100.0, 68.0), (0.0, 68.0)].map(|(x, y)| PointPair {
+        image: Point::new(x / m, y / m),
+        pitch: Point::new(x, y),
+    });
+    Calibration::fit(&pairs, &RansacConfig::default()).unwrap()
+}
+
 /// Pixels → metres by a pure scale of 0.1 m/px (the pitch is 1050 × 680 px from the origin).
 fn tenth_metre_per_pixel() -> Calibration {
-    let pairs =
-        [(0.0, 0.0), (1000.0, 0.0), (1000.0, 680.0), (0.0, 680.0)].map(|(x, y)| PointPair {
-            image: Point::new(x, y),
-            pitch: Point::new(x / 10.0, y / 10.0),
-        });
-    Calibration::fit(&pairs, &RansacConfig::default()).unwrap()
+    metres_per_pixel(0.1)
+}
+
+/// Whether a lone confident `w`×`h` box at `(x, y)`, seen twice, becomes a published ball.
+fn taken_for_a_ball(x: f32, y: f32, (w, h): (f32, f32), cal: &Calibration) -> bool {
+    let d = Detection::new(BBox::from_cxcywh(x, y, w, h), 0.9, 32);
+    let mut t = BallTracker::new(BallConfig::default());
+    t.update(0.0, std::slice::from_ref(&d), Some(cal));
+    t.update(DT, &[d], Some(cal)).ball.is_some()
 }
 
 #[test]
@@ -211,39 +223,22 @@ fn a_person_sized_ball_is_no_ball_with_a_camera() {
     }
     // a ball smeared by its speed is long but thin: still a ball; a thin upright box as long as
     // a person (a leg, a narrow body) is not
-    for (w, h, ball) in [(8.0, 4.0, true), (4.0, 8.0, true), (4.0, 16.0, false)] {
-        let d = Detection::new(BBox::from_cxcywh(400.0, 300.0, w, h), 0.9, 32);
-        let mut t = BallTracker::new(BallConfig::default());
-        t.update(0.0, std::slice::from_ref(&d), Some(&cal));
-        assert_eq!(
-            t.update(DT, &[d], Some(&cal)).ball.is_some(),
-            ball,
-            "{w}x{h}"
-        );
+    for (size, ball) in [((8.0, 4.0), true), ((4.0, 8.0), true), ((4.0, 16.0), false)] {
+        assert_eq!(taken_for_a_ball(400.0, 300.0, size, &cal), ball, "{size:?}");
     }
     // a wide view at low resolution (0.33 m a pixel): the detector's smallest boxes, 2 to 6
     // pixels, are balls though wider than one; a person-sized box is not
-    let coarse = {
-        let pairs =
-            [(0.0, 0.0), (315.0, 0.0), (315.0, 204.0), (0.0, 204.0)].map(|(x, y)| PointPair {
-                image: Point::new(x, y),
-                pitch: Point::new(x / 3.0, y / 3.0),
-            });
-        Calibration::fit(&pairs, &RansacConfig::default()).unwrap()
-    };
-    for (w, h, ball) in [
-        (2.0, 2.0, true),
-        (6.0, 6.0, true),
-        (6.0, 12.0, true),
-        (8.0, 18.0, false),
+    let coarse = metres_per_pixel(1.0 / 3.0);
+    for (size, ball) in [
+        ((2.0, 2.0), true),
+        ((6.0, 6.0), true),
+        ((6.0, 12.0), true),
+        ((8.0, 18.0), false),
     ] {
-        let d = Detection::new(BBox::from_cxcywh(150.0, 100.0, w, h), 0.9, 32);
-        let mut t = BallTracker::new(BallConfig::default());
-        t.update(0.0, std::slice::from_ref(&d), Some(&coarse));
         assert_eq!(
-            t.update(DT, &[d], Some(&coarse)).ball.is_some(),
+            taken_for_a_ball(150.0, 100.0, size, &coarse),
             ball,
-            "{w}x{h}"
+            "{size:?}"
         );
     }
     // without a camera nothing gives the scale: the stronger one wins

@@ -79,6 +79,15 @@ fn at(x: f64, y: f64) -> Point {
     Point::new(x, y)
 }
 
+/// Player 9 (away) with the ball at his feet near the right goal, then a kick to `to` at 20 m/s.
+fn striker_kicks_to(to: Point) -> (Script, [PlayerObs; 1]) {
+    let striker = [player(9, AWAY, 90.0, 34.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(90.3, 34.2)), &striker)
+        .roll(at(90.3, 34.2), to, 20.0, &striker);
+    (s, striker)
+}
+
 /// The events as `(kind, player)` in order.
 fn check(script: &Script, expected: &[(EventKind, Option<u64>)]) {
     let events = script.run();
@@ -216,11 +225,8 @@ fn a_shot_is_fast_and_heads_between_the_posts() {
 
 #[test]
 fn a_goal_crosses_the_line_between_the_posts() {
-    let striker = [player(9, AWAY, 90.0, 34.0)];
-    let s = Script::default()
-        .hold(8, |_| Some(at(90.3, 34.2)), &striker)
-        .roll(at(90.3, 34.2), at(106.5, 35.0), 20.0, &striker)
-        .hold(5, |_| Some(at(106.5, 35.0)), &striker);
+    let (s, striker) = striker_kicks_to(at(106.5, 35.0));
+    let s = s.hold(5, |_| Some(at(106.5, 35.0)), &striker);
     check(
         &s,
         &[(Possession, Some(9)), (Shot, Some(9)), (Goal, Some(9))],
@@ -231,10 +237,8 @@ fn a_goal_crosses_the_line_between_the_posts() {
     assert!((goal.pitch.unwrap().y - 34.9).abs() < 0.2);
     // near miss: just wide of the post is a goal kick, not a goal; a ball out over a goal
     // line is published once the ball has had time to turn up in the net, dated to the exit
-    let s = Script::default()
-        .hold(8, |_| Some(at(90.3, 34.2)), &striker)
-        .roll(at(90.3, 34.2), at(106.5, 39.5), 20.0, &striker)
-        .hold(60, |_| Some(at(106.5, 39.5)), &striker);
+    let (s, _) = striker_kicks_to(at(106.5, 39.5));
+    let s = s.hold(60, |_| Some(at(106.5, 39.5)), &striker);
     let events = s.run();
     let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
     assert_eq!(kinds, [Possession, BallOut]);
@@ -271,14 +275,14 @@ fn a_goal_crosses_the_line_between_the_posts() {
 
 #[test]
 fn a_ball_flying_in_is_a_goal_once_it_lies_in_the_net() {
-    let striker = [player(9, AWAY, 90.0, 34.0)];
     // in the air the ground homography puts it beyond the far post (y 24 for 32): it "goes
     // out" wide, then drops into the net
-    let s = Script::default()
-        .hold(8, |_| Some(at(90.3, 34.2)), &striker)
-        .roll(at(90.3, 34.2), at(107.0, 24.0), 20.0, &striker)
-        .hold(10, |_| Some(at(106.8, 32.0)), &striker)
-        .hold(60, |_| Some(at(107.0, 32.3)), &striker);
+    let (s, striker) = striker_kicks_to(at(107.0, 24.0));
+    let s = s.hold(10, |_| Some(at(106.8, 32.0)), &striker).hold(
+        60,
+        |_| Some(at(107.0, 32.3)),
+        &striker,
+    );
     let events = s.run();
     let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
     assert_eq!(kinds, [Possession, Goal], "{events:#?}");
@@ -292,10 +296,8 @@ fn a_ball_flying_in_is_a_goal_once_it_lies_in_the_net() {
     // out wide, then the ball resting behind the goal beyond the net, or wide of the posts:
     // a ball out
     for rest in [at(109.0, 32.0), at(106.0, 40.0)] {
-        let s = Script::default()
-            .hold(8, |_| Some(at(90.3, 34.2)), &striker)
-            .roll(at(90.3, 34.2), at(107.0, 24.0), 20.0, &striker)
-            .hold(60, |_| Some(rest), &striker);
+        let (s, _) = striker_kicks_to(at(107.0, 24.0));
+        let s = s.hold(60, |_| Some(rest), &striker);
         let kinds: Vec<EventKind> = s.run().iter().map(|e| e.kind).collect();
         assert_eq!(kinds, [Possession, BallOut], "{rest:?}");
     }
