@@ -194,8 +194,10 @@ pub struct CameraStep {
     /// hand the result to [`CameraTracker::offer_init`] when it is done.
     pub init_request: Option<u64>,
     /// The picture's motion from the previous frame to this one (previous pixels → these
-    /// pixels), when it was measured on enough of the pitch; `None` on the first frame, after a
-    /// cut, or when the corners disagreed. The player and ball trackers move their state with it.
+    /// pixels), when it was measured on enough of the pitch, else the ground's motion between
+    /// the cameras followed on both frames; `None` on the first frame, after a cut, or when the
+    /// corners disagreed and no camera was followed on both frames. The player and ball trackers
+    /// move their state with it.
     pub motion: Option<Homography>,
 }
 
@@ -266,6 +268,9 @@ pub struct CameraTracker {
     /// Whether the last frame's picture moved reliably from the one before
     /// ([`Self::restart_searches`] when that breaks).
     motion_was_reliable: bool,
+    /// The last frame's followed camera (working resolution), for [`ground_motion`] when the
+    /// picture's own motion is unreliable.
+    followed: Option<Calibration>,
     /// Shrinks frames to [`TrackerSettings::work_width`], into `work_rgb`.
     shrinker: Shrinker,
     work_rgb: Vec<u8>,
@@ -410,6 +415,7 @@ impl CameraTracker {
             recheck_gap: 0,
             failed_searches: 0,
             motion_was_reliable: false,
+            followed: None,
             shrinker: Shrinker::default(),
             work_rgb: Vec::new(),
         }
@@ -600,9 +606,15 @@ impl CameraTracker {
                 self.lost_since = self.lost_since.or(Some(self.frame - 1));
             }
         }
+        let followed = match (&self.state, &step.estimate) {
+            (State::Tracking { .. }, Some(e)) if !cut => Some(e.calibration.clone()),
+            _ => None,
+        };
         step.motion = motion
             .filter(|m| !cut && reliable(m))
-            .and_then(|m| Homography::from_matrix(m.h).ok());
+            .and_then(|m| Homography::from_matrix(m.h).ok())
+            .or_else(|| ground_motion(self.followed.as_ref()?, followed.as_ref()?));
+        self.followed = followed;
         step
     }
 
@@ -1096,6 +1108,19 @@ fn waiting(why: &str, cut: bool, init_request: Option<u64>) -> CameraStep {
 
 /// How far (pixels) the motion moves the image corners, at most.
 /// Motion measured on enough corners, most of which agree.
+/// The picture's motion on the ground from one followed camera to the next (previous pixels →
+/// pitch → these pixels): what the player and ball trackers need when the corners between the
+/// frames disagree. A fast pan blurs the corners (seed 83145, frames 911–919: every second frame
+/// unreliable at 25–30 px a frame) while the lines still carry the camera; without it every box
+/// kept the last frame's place and the tracker swapped neighbours.
+fn ground_motion(before: &Calibration, now: &Calibration) -> Option<Homography> {
+    Homography::from_matrix(mul3(
+        &now.image_from_pitch.matrix(),
+        &before.pitch_from_image.matrix(),
+    ))
+    .ok()
+}
+
 const fn reliable(m: &super::motion::Motion) -> bool {
     m.inliers >= 12 && 2 * m.inliers >= m.tracked
 }

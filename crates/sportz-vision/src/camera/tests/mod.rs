@@ -241,6 +241,39 @@ fn a_720p_frame_is_read_at_the_working_width_and_answered_in_its_own_pixels() {
 }
 
 #[test]
+fn without_corners_the_motion_comes_from_the_followed_cameras() {
+    // no corner is strong enough to follow (a fast pan blurs them on real and synthetic
+    // footage): the camera is followed on its lines alone, and the trackers still get the
+    // picture's motion on the ground, from one frame's camera to the next
+    let cams = path(8);
+    let seed = Calibration::from_image_from_pitch(cams[0].image_from_pitch().unwrap()).unwrap();
+    let mut settings = TrackerSettings::default();
+    settings.motion.min_eigen = f32::MAX;
+    let mut t = CameraTracker::new(settings, Some(&seed));
+    for (i, c) in cams.iter().enumerate() {
+        let img = render(c, Look::default());
+        let step = t.update(&RgbImage::new(&img, W, H).unwrap(), &[]);
+        assert!(step.estimate.is_some(), "frame {i}: {:?}", step.missing);
+        if i == 0 {
+            assert!(
+                step.motion.is_none(),
+                "nothing to move from on the first frame"
+            );
+            continue;
+        }
+        let m = step.motion.expect("motion from the cameras");
+        for p in [Point::new(40.0, 30.0), Point::new(60.0, 45.0)] {
+            let (a, b) = (cams[i - 1].project(p).unwrap(), c.project(p).unwrap());
+            let moved = m.apply(a).unwrap();
+            assert!(
+                moved.distance(&b) < 2.0,
+                "frame {i}: motion put {a:?} at {moved:?}, the frame shows it at {b:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_cut_drops_the_camera_and_it_is_found_again() {
     let a = cam(-10.0, 12.0, 30.0);
     let b = cam(25.0, 16.0, 22.0);
