@@ -3,7 +3,7 @@
 mod render;
 
 use super::broadcast::BroadcastCamera;
-use super::init::{InitConfig, InitFailure, initialise, search};
+use super::init::{InitConfig, InitFailure, initialise, looks_off_pitch, search};
 use super::lines::{LineTest, search_normal};
 use super::model::samples;
 use super::motion::MotionTracker;
@@ -298,6 +298,23 @@ fn a_cut_drops_the_camera_and_it_is_found_again() {
     assert!(!next.cut);
     let e = error_m(&b, &est.calibration.pitch_from_image);
     assert!(e < 0.5, "re-acquired camera off by {e:.2} m");
+}
+
+#[test]
+fn a_camera_that_looks_off_the_pitch_is_no_broadcast_camera() {
+    // seed 93337's 18-yard camera, its true view and the alias a search took for it
+    let stand = [16.5, 88.5, 27.4];
+    assert_eq!(looks_off_pitch(&aimed(stand, (37.7, 37.7), 30.0)), None);
+    // play by the far touchline, the view's centre a few metres beyond it
+    assert_eq!(looks_off_pitch(&aimed(stand, (20.0, 75.0), 30.0)), None);
+    let at = looks_off_pitch(&aimed(stand, (20.3, 84.7), 30.0)).expect("17 m behind the line");
+    assert!(at.distance(&Point::new(20.3, 84.7)) < 0.5, "{at:?}");
+    // the centre of the picture above the horizon
+    let sky = BroadcastCamera {
+        tilt: -0.1,
+        ..aimed(stand, (37.7, 37.7), 30.0)
+    };
+    assert!(looks_off_pitch(&sky).is_some());
 }
 
 /// Person boxes side by side over the whole frame: no line pixel is left to search on.
