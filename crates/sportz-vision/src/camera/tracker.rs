@@ -265,9 +265,6 @@ pub struct CameraTracker {
     /// Searches run to the end without a camera since the last cut or camera found
     /// ([`TrackerSettings::retry_backoff_max`]).
     failed_searches: u32,
-    /// Failed searches after which a shot's searches stop running on consecutive frames
-    /// ([`QUICK_RETRIES`]).
-    quick_retries: u32,
     /// Whether the last frame's picture moved reliably from the one before
     /// ([`Self::restart_searches`] when that breaks).
     motion_was_reliable: bool,
@@ -300,18 +297,6 @@ pub const ALTERNATE_RADIUS_M: f64 = 25.0;
 /// How fast (metres a frame) the point the main camera looks at may move while it is not seen:
 /// 10 m/s at 25 fps, faster than play moves the view.
 pub const VIEW_DRIFT_M_PER_FRAME: f64 = 0.4;
-
-/// Once the main camera is known (home), a shot's first searches run on consecutive frames, from
-/// home only: a search that misses the camera on a shot's first frame (seed 46877 frame 969,
-/// back on the main camera: the home search found nothing there and the camera on frame 974, at
-/// the next search) cost every player on screen five frames without pitch positions, so a
-/// provisional id and then a switch back. From home only, since every search on another angle
-/// is a chance for an alias: with the whole plan on consecutive frames seed 66260 took a camera
-/// 40 m off for 72 frames of an alternate shot. In addition to the shot's usual searches, which
-/// keep their frames and back-off (moved by the quick ones, seed 66260 lost an alternate shot's
-/// camera the usual search had found). Offline only: a deferred search (live) runs beside the
-/// frame loop for a few frames anyway.
-pub const QUICK_RETRIES: u32 = 3;
 
 /// What a recheck's search found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -429,7 +414,6 @@ impl CameraTracker {
             next_recheck: 0,
             recheck_gap: 0,
             failed_searches: 0,
-            quick_retries: QUICK_RETRIES,
             motion_was_reliable: false,
             followed: None,
             shrinker: Shrinker::default(),
@@ -484,12 +468,6 @@ impl CameraTracker {
         (window > 0 && ago <= window).then_some((view, ago))
     }
 
-    /// Whether the camera has been lost for longer than `home_fallback_frames`.
-    fn home_fallback(&self) -> bool {
-        self.lost_since
-            .is_some_and(|s| self.frame.saturating_sub(s) > self.settings.home_fallback_frames)
-    }
-
     /// The searches to run ([`Self::stands_plan`]); shortly after the main camera was lost, every
     /// one keeps only a camera that looks within [`view_radius_m`] of where it last looked: a
     /// camera that fits the lines but looks at the other end of the pitch a second after a cut
@@ -518,7 +496,10 @@ impl CameraTracker {
                 max_from_home_m: None,
             }];
         };
-        if self.home_fallback() {
+        let fallback = self
+            .lost_since
+            .is_some_and(|s| self.frame.saturating_sub(s) > self.settings.home_fallback_frames);
+        if fallback {
             return vec![SearchStep {
                 config: free(),
                 max_from_home_m: Some(HOME_RADIUS_M),
@@ -917,7 +898,6 @@ impl CameraTracker {
     /// After a failed search: searches that ran to the end (a pitch with lines, no camera on
     /// them) come less and less often ([`TrackerSettings::retry_backoff_max`]).
     fn back_off(&mut self, e: &InitFailure) {
-        self.quick_retries = self.quick_retries.saturating_sub(1);
         if matches!(e, InitFailure::NoFit { .. } | InitFailure::NotMain(_)) {
             self.failed_searches = self.failed_searches.saturating_add(1);
         }
@@ -927,7 +907,6 @@ impl CameraTracker {
     /// and the line-map searches' gap start again.
     fn restart_searches(&mut self) {
         self.failed_searches = 0;
-        self.quick_retries = QUICK_RETRIES;
         self.map_search_gap = self.settings.map_search_every;
         self.next_map_search = self.frame;
     }
@@ -1001,9 +980,7 @@ impl CameraTracker {
             self.restart_searches();
         }
         let due = last_try.is_none_or(|t| n >= t + self.search_gap());
-        let quick = !due && self.quick_retries > 0 && !self.settings.deferred_init;
-        let home_only = self.home().is_some() && !self.home_fallback();
-        if !(due || quick && home_only) || self.pending.is_some() {
+        if !due || self.pending.is_some() {
             return waiting(why, cut, None);
         }
         if self.settings.deferred_init {
@@ -1017,19 +994,14 @@ impl CameraTracker {
             };
             return waiting(why, cut, Some(n));
         }
-        let mut plan = self.init_plan();
-        if !due {
-            // a quick retry ([`QUICK_RETRIES`]): the first step is the search from home
-            plan.truncate(1);
-        }
+        let plan = self.init_plan();
         // a search on the line map at most every `map_search_every` frames, backing off while
-        // they fail (a shot no main camera explains fails every time) until the next cut; never
-        // on a quick retry, which leaves that schedule alone
+        // they fail (a shot no main camera explains fails every time) until the next cut
         let every = self.settings.map_search_every;
         let model = self
             .lines
             .as_ref()
-            .filter(|_| due && every > 0 && self.frame >= self.next_map_search)
+            .filter(|_| self.settings.map_search_every > 0 && self.frame >= self.next_map_search)
             .map(|m| &*m.0);
         let gap = self.map_search_gap.max(every);
         if model.is_some() {
@@ -1047,8 +1019,7 @@ impl CameraTracker {
         self.map_search_gap = match (&result, model.is_some()) {
             (Ok(_), _) => every,
             (Err(_), true) => (gap * 2).min(8 * every),
-            (Err(_), false) if due => gap,
-            (Err(_), false) => self.map_search_gap,
+            (Err(_), false) => gap,
         };
         match result {
             Ok(fit) => {
@@ -1079,16 +1050,9 @@ impl CameraTracker {
                 waiting(FOUND_UNCONFIRMED, cut, None)
             }
             Err(e) => {
-                // a quick retry that failed leaves the shot's search schedule as it was
-                let last_try = if due {
-                    self.back_off(&e);
-                    Some(n)
-                } else {
-                    self.quick_retries = self.quick_retries.saturating_sub(1);
-                    last_try
-                };
+                self.back_off(&e);
                 self.state = State::Lost {
-                    last_try,
+                    last_try: Some(n),
                     why: e.to_string(),
                 };
                 CameraStep {

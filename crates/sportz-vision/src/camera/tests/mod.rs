@@ -15,7 +15,7 @@ use super::tracker::{
 use super::work::{initialise_at_work_width, initialise_still};
 use crate::pitch::{Calibration, Homography};
 use crate::rng::SplitMix64;
-use crate::{BBox, Point, RgbImage};
+use crate::{Point, RgbImage};
 use render::{Look, render, truth_line_map};
 use sportz_contract::CameraSource;
 
@@ -315,89 +315,6 @@ fn a_camera_that_looks_off_the_pitch_is_no_broadcast_camera() {
         ..aimed(stand, (37.7, 37.7), 30.0)
     };
     assert!(looks_off_pitch(&sky).is_some());
-}
-
-/// Person boxes side by side over the whole frame: no line pixel is left to search on.
-fn boxes_over_everything() -> Vec<BBox> {
-    (0..8)
-        .map(|i| {
-            let x = (i * W / 8) as f32;
-            BBox::new(x, 0.0, x + (W / 8) as f32, H as f32)
-        })
-        .collect()
-}
-
-#[test]
-fn a_search_from_home_that_misses_a_shot_s_first_frame_runs_again_on_the_next() {
-    // the main camera followed long enough to be home, then a cut to grass, then back to it
-    // with people hiding every line on the shot's first frame (no search can find the camera
-    // there): the same picture without them on the next frame is searched from home at once,
-    // not `retry_every` frames later
-    let cams = path(8);
-    let b = &cams[7];
-    let seed = Calibration::from_image_from_pitch(cams[0].image_from_pitch().unwrap()).unwrap();
-    let settings = TrackerSettings {
-        home_after_frames: 5,
-        ..TrackerSettings::default()
-    };
-    assert!(settings.retry_every > 2);
-    let mut t = CameraTracker::new(settings, Some(&seed));
-    for c in &cams {
-        t.update(
-            &RgbImage::new(&render(c, Look::default()), W, H).unwrap(),
-            &[],
-        );
-    }
-    assert!(t.home().is_some(), "followed 8 frames");
-    let grass: Vec<u8> = [40u8, 120, 40].repeat((W * H) as usize);
-    let away = t.update(&RgbImage::new(&grass, W, H).unwrap(), &[]);
-    assert!(away.cut && away.estimate.is_none());
-    let view = render(b, Look::default());
-    let img = RgbImage::new(&view, W, H).unwrap();
-    let crowd = boxes_over_everything();
-    let first = t.update(&img, &crowd);
-    assert!(first.cut, "back from the grass");
-    assert!(
-        matches!(first.missing, Some(NoCamera::Init(_))),
-        "{:?}",
-        first.missing
-    );
-    let found = t.update(&img, &[]);
-    assert!(!found.cut, "the same picture is no cut");
-    assert!(found.estimate.is_none(), "the frame a camera is found on");
-    let next = t.update(&img, &[]);
-    let est = next
-        .estimate
-        .unwrap_or_else(|| panic!("no camera on the third frame: {:?}", next.missing));
-    let e = error_m(b, &est.calibration.pitch_from_image);
-    assert!(e < 0.5, "camera off by {e:.2} m");
-}
-
-#[test]
-fn without_a_home_a_missed_search_waits_its_turn() {
-    // no home yet: a quick retry would search every stand on consecutive frames, and every
-    // search on other stands is a chance for an alias, so the next search is `retry_every`
-    // frames later
-    let b = cam(25.0, 16.0, 22.0);
-    let view = render(&b, Look::default());
-    let img = RgbImage::new(&view, W, H).unwrap();
-    let crowd = boxes_over_everything();
-    let settings = TrackerSettings::default();
-    let every = settings.retry_every;
-    let mut t = CameraTracker::new(settings, None);
-    assert!(t.update(&img, &crowd).estimate.is_none());
-    for i in 1..=every {
-        let step = t.update(&img, &[]);
-        assert!(
-            step.estimate.is_none(),
-            "frame {i}: a camera before the next search"
-        );
-    }
-    let found = t.update(&img, &[]);
-    let est = found
-        .estimate
-        .unwrap_or_else(|| panic!("{:?}", found.missing));
-    assert!(error_m(&b, &est.calibration.pitch_from_image) < 0.5);
 }
 
 /// A tracker seeded with `a`'s exact calibration that has followed one frame of it, and the
