@@ -298,21 +298,6 @@ pub const ALTERNATE_RADIUS_M: f64 = 25.0;
 /// 10 m/s at 25 fps, faster than play moves the view.
 pub const VIEW_DRIFT_M_PER_FRAME: f64 = 0.4;
 
-/// Markings in view for a followed camera's position to be refitted: a centre view's halfway
-/// line, circle and far touchline pin it (seed 50021 frames 523–598, 1–1.5 m off on the grid
-/// with 4 required).
-pub const REPOSITION_MIN_MARKINGS: usize = 3;
-
-/// Whether `free` (the fit with the position freed) replaces `held` (pan, tilt, roll and zoom
-/// only): more of its samples on lines, or as many and sitting closer to them (RMS below 0.8×:
-/// a camera on 99 % of its samples can gain no support, and its position bias then lasted the
-/// shot), never over fewer markings.
-#[must_use]
-pub fn repositioned_is_better(held: &LineFit, free: &LineFit) -> bool {
-    let (a, b) = (held.support(), free.support());
-    free.markings >= held.markings && (b >= a + 0.01 || (b >= a && free.rms_px < 0.8 * held.rms_px))
-}
-
 /// What a recheck's search found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recheck {
@@ -804,7 +789,7 @@ impl CameraTracker {
             && on_main_stand
             && s.reposition_every > 0
             && self.frame.is_multiple_of(s.reposition_every)
-            && fit.markings >= REPOSITION_MIN_MARKINGS
+            && fit.markings >= 4
         {
             let p = cam.position;
             let slack = [8.0, 12.0, 5.0];
@@ -823,7 +808,10 @@ impl CameraTracker {
                     ..s.refine
                 },
             );
-            if free.camera.check().is_ok() && repositioned_is_better(&fit, &free) {
+            if free.camera.check().is_ok()
+                && free.support() >= fit.support() + 0.01
+                && free.markings >= fit.markings
+            {
                 cam = free.camera;
                 confidence = free.support();
             }
