@@ -330,6 +330,12 @@ pub struct DetectArgs {
     /// image as given.
     #[arg(long, default_value = "auto", value_name = "auto|none|W:H")]
     pub aspect: String,
+    /// Write only the best class of each box, as `sportz track` decodes. Default: every class
+    /// scoring at least --threshold becomes a detection of its own (a box the model half
+    /// believes is a goalkeeper also counts as a player at its player score), which is how
+    /// `yolo val` computes AP.
+    #[arg(long)]
+    pub one_class_per_box: bool,
 }
 
 #[derive(Debug, Args)]

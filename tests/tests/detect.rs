@@ -218,6 +218,63 @@ fn detect_then_eval_on_labelled_synth_frames() {
         }
     }
 
+    // --one-class-per-box: the best class of each box only, as tracking decodes; the default
+    // (every class above the threshold, as `yolo val`) holds each of those and more
+    ok(&sportz(
+        &[
+            "detect",
+            "ds/images",
+            "--one-class-per-box",
+            "--out",
+            "one.jsonl",
+        ],
+        d,
+    ));
+    let one: Vec<Value> = std::fs::read_to_string(d.join("one.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut shared_boxes = 0;
+    for (o, m) in one.iter().zip(&lines) {
+        let (o, m) = (
+            o["detections"].as_array().unwrap(),
+            m["detections"].as_array().unwrap(),
+        );
+        let bbox = |v: &Value| -> [f64; 4] {
+            let b: Vec<f64> = v["bbox"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect();
+            [b[0], b[1], b[2], b[3]]
+        };
+        for det in o {
+            let same_box = o.iter().filter(|x| x["bbox"] == det["bbox"]).count();
+            assert_eq!(same_box, 1, "one class per box: {det} is repeated");
+            // kept, or suppressed by a more confident box of its class (NMS over more boxes)
+            let covered = m.iter().any(|x| {
+                x["class"] == det["class"]
+                    && x["confidence"].as_f64() >= det["confidence"].as_f64()
+                    && iou(&bbox(x), &bbox(det)) > 0.45
+            });
+            let conf = det["confidence"].as_f64().unwrap();
+            assert!(
+                covered || conf < 0.05,
+                "{det} has no counterpart in the multi-label output"
+            );
+        }
+        shared_boxes += m
+            .iter()
+            .filter(|x| {
+                m.iter()
+                    .any(|y| y["bbox"] == x["bbox"] && y["class"] != x["class"])
+            })
+            .count();
+    }
+    assert!(shared_boxes > 0, "no box carries two classes by default");
+
     // eval: the table names every class; the built-in model was trained on synth matches
     let (table, _) = ok(&sportz(
         &[

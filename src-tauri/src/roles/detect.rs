@@ -159,6 +159,7 @@ fn load(args: &DetectArgs) -> anyhow::Result<Detector> {
     let options = DetectorOptions {
         decode: DecodeConfig {
             confidence_threshold: args.threshold as f32,
+            multi_label: !args.one_class_per_box,
             ..DecodeConfig::default()
         },
         ..DetectorOptions::default()

@@ -266,14 +266,8 @@ impl Layout {
                 let o = get(*output)?;
                 o.expect_row_len(5 + num_classes)?;
                 for row in o.data.chunks_exact(5 + num_classes) {
-                    let (class_id, cls) = best_class(&row[5..]);
-                    push(
-                        &mut dets,
-                        BBox::from_cxcywh(row[0], row[1], row[2], row[3]),
-                        row[4] * cls,
-                        class_id,
-                        conf,
-                    );
+                    let b = BBox::from_cxcywh(row[0], row[1], row[2], row[3]);
+                    push_classes(&mut dets, b, row[4], &row[5..], cfg);
                 }
                 true
             }
@@ -288,20 +282,13 @@ impl Layout {
                 }
                 let n = o.shape[2];
                 let at = |ch: usize, i: usize| o.data[ch * n + i];
+                let mut scores = vec![0.0; *num_classes];
                 for i in 0..n {
-                    let (mut class_id, mut best) = (0, f32::NEG_INFINITY);
-                    for k in 0..*num_classes {
-                        if at(4 + k, i) > best {
-                            (class_id, best) = (k, at(4 + k, i));
-                        }
+                    for (k, s) in scores.iter_mut().enumerate() {
+                        *s = at(4 + k, i);
                     }
-                    push(
-                        &mut dets,
-                        BBox::from_cxcywh(at(0, i), at(1, i), at(2, i), at(3, i)),
-                        best,
-                        class_id,
-                        conf,
-                    );
+                    let b = BBox::from_cxcywh(at(0, i), at(1, i), at(2, i), at(3, i));
+                    push_classes(&mut dets, b, 1.0, &scores, cfg);
                 }
                 true
             }
@@ -330,14 +317,8 @@ impl Layout {
                             let cx = (row[0] + gx as f32) * sf;
                             let cy = (row[1] + gy as f32) * sf;
                             let (w, h) = (row[2].exp() * sf, row[3].exp() * sf);
-                            let (class_id, cls) = best_class(&row[5..]);
-                            push(
-                                &mut dets,
-                                BBox::from_cxcywh(cx, cy, w, h),
-                                row[4] * cls,
-                                class_id,
-                                conf,
-                            );
+                            let b = BBox::from_cxcywh(cx, cy, w, h);
+                            push_classes(&mut dets, b, row[4], &row[5..], cfg);
                         }
                     }
                 }
@@ -365,9 +346,8 @@ impl Layout {
                 o.expect_row_len(4 + num_classes)?;
                 let (iw, ih) = (input.0 as f32, input.1 as f32);
                 for row in o.data.chunks_exact(4 + num_classes) {
-                    let (class_id, score) = best_class(&row[4..]);
                     let b = BBox::from_cxcywh(row[0] * iw, row[1] * ih, row[2] * iw, row[3] * ih);
-                    push(&mut dets, b, score, class_id, conf);
+                    push_classes(&mut dets, b, 1.0, &row[4..], cfg);
                 }
                 false
             }
@@ -406,6 +386,26 @@ impl Layout {
             dets.truncate(cfg.max_detections);
             dets
         })
+    }
+}
+
+/// One box with per-class scores (times `objectness`): its best class, or with
+/// `cfg.multi_label` every class at or above the threshold.
+fn push_classes(
+    dets: &mut Vec<Detection>,
+    bbox: BBox,
+    objectness: f32,
+    scores: &[f32],
+    cfg: &DecodeConfig,
+) {
+    let conf = cfg.confidence_threshold;
+    if cfg.multi_label {
+        for (class_id, s) in scores.iter().enumerate() {
+            push(dets, bbox, objectness * s, class_id, conf);
+        }
+    } else {
+        let (class_id, s) = best_class(scores);
+        push(dets, bbox, objectness * s, class_id, conf);
     }
 }
 

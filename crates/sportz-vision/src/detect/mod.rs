@@ -227,6 +227,11 @@ pub struct DecodeConfig {
     /// NMS IoU above which the weaker box of a class is dropped.
     pub iou_threshold: f32,
     pub max_detections: usize,
+    /// Every class at or above the threshold becomes a detection of its own (what `yolo val`
+    /// does to compute AP: a box the model half-believes is a goalkeeper still counts as a
+    /// player at the player score), rather than the best class only. For evaluation; tracking
+    /// wants one class per box.
+    pub multi_label: bool,
 }
 
 impl Default for DecodeConfig {
@@ -235,6 +240,7 @@ impl Default for DecodeConfig {
             confidence_threshold: 0.25,
             iou_threshold: 0.45,
             max_detections: 300,
+            multi_label: false,
         }
     }
 }

@@ -11,12 +11,22 @@ fn cfg() -> DecodeConfig {
         confidence_threshold: 0.3,
         iou_threshold: 0.5,
         max_detections: 100,
+        multi_label: false,
     }
 }
 
 /// Decodes and compares `(x1, y1, x2, y2, confidence, class_id)` rows, in order, to 1e-4.
 fn check(layout: &Layout, outputs: &[OutputTensor<'_>], expected: &[[f32; 6]]) {
-    let got = layout.decode(outputs, INPUT, &cfg()).unwrap();
+    check_with(layout, outputs, &cfg(), expected);
+}
+
+fn check_with(
+    layout: &Layout,
+    outputs: &[OutputTensor<'_>],
+    cfg: &DecodeConfig,
+    expected: &[[f32; 6]],
+) {
+    let got = layout.decode(outputs, INPUT, cfg).unwrap();
     let rows: Vec<[f32; 6]> = got
         .iter()
         .map(|d| {
@@ -91,6 +101,51 @@ fn yolov8_channels_first() {
             num_classes: nc,
         },
         &[out("output0", &shape, &data)],
+        &[
+            [28.0, 24.0, 36.0, 40.0, 0.95, 1.0],
+            [8.0, 8.0, 12.0, 12.0, 0.6, 0.0],
+        ],
+    );
+}
+
+#[test]
+fn multi_label_keeps_every_class_above_the_threshold() {
+    let nc = 2;
+    let n = CELLS;
+    let mut data = vec![0.0; (4 + nc) * n];
+    let mut set = |i: usize, v: [f32; 6]| {
+        for (ch, x) in v.into_iter().enumerate() {
+            data[ch * n + i] = x;
+        }
+    };
+    set(3, [32.0, 32.0, 8.0, 16.0, 0.4, 0.95]); // both classes above 0.3
+    set(70, [10.0, 10.0, 4.0, 4.0, 0.6, 0.1]); // class 1 below the threshold
+    set(71, [10.5, 10.0, 4.0, 4.0, 0.5, 0.35]); // class 0 suppressed by 70, class 1 kept
+    let shape = [1, 4 + nc, n];
+    let layout = Layout::YoloV8 {
+        output: 0,
+        num_classes: nc,
+    };
+    let outputs = [out("output0", &shape, &data)];
+    let multi = DecodeConfig {
+        multi_label: true,
+        ..cfg()
+    };
+    check_with(
+        &layout,
+        &outputs,
+        &multi,
+        &[
+            [28.0, 24.0, 36.0, 40.0, 0.95, 1.0],
+            [8.0, 8.0, 12.0, 12.0, 0.6, 0.0],
+            [28.0, 24.0, 36.0, 40.0, 0.4, 0.0],
+            [8.5, 8.0, 12.5, 12.0, 0.35, 1.0],
+        ],
+    );
+    // the best class only, as tracking decodes
+    check(
+        &layout,
+        &outputs,
         &[
             [28.0, 24.0, 36.0, 40.0, 0.95, 1.0],
             [8.0, 8.0, 12.0, 12.0, 0.6, 0.0],
