@@ -336,6 +336,12 @@ pub struct DetectArgs {
     /// `yolo val` computes AP.
     #[arg(long)]
     pub one_class_per_box: bool,
+    /// Write the ball boxes exactly as the model drew them. Default: each ball box of
+    /// confidence ≥ 0.02 is moved halfway onto the bright blob it holds, measured on the
+    /// image's own pixels (the model sees a broadcast ball as 4–6 pixels and is often a few
+    /// image pixels off); its size is kept.
+    #[arg(long)]
+    pub model_ball_boxes: bool,
 }
 
 #[derive(Debug, Args)]

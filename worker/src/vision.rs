@@ -387,7 +387,8 @@ struct VisionDetect {
 impl DetectStage for VisionDetect {
     fn detect(&mut self, f: &VideoFrame) -> Result<Detected, AnalyzerError> {
         let image = RgbImage::new(&f.rgb, f.width, f.height).map_err(AnalyzerError::Frame)?;
-        let (detections, detect_ms) = self.detector.detect(&image, &self.decode)?;
+        let (mut detections, detect_ms) = self.detector.detect(&image, &self.decode)?;
+        sportz_vision::detect::recentre_balls(&image, &mut detections.items);
         let shirts = if self.shirts {
             detections
                 .people()

@@ -93,9 +93,12 @@ pub fn run(args: &DetectArgs) -> anyhow::Result<()> {
         let grid = tiles.unwrap_or_else(|| {
             sportz_vision::detect::auto_grid(seen.width, seen.height, detector.input_size())
         });
-        let (found, _) = detector
+        let (mut found, _) = detector
             .detect_tiled(&image, grid)
             .with_context(|| format!("detection failed on {}", input.name))?;
+        if !args.model_ball_boxes {
+            sportz_vision::detect::recentre_balls(&image, &mut found.items);
+        }
         let (w, h) = (f64::from(width), f64::from(height));
         let detections: Vec<Detection> = found
             .iter()

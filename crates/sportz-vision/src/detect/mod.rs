@@ -5,6 +5,7 @@
 //! supported), it prepares an image into the input tensor and decodes the output tensors into
 //! [`Detections`] in source pixels with contract classes.
 
+mod ball_centre;
 mod layout;
 mod names;
 mod nms;
@@ -14,6 +15,7 @@ mod tiles;
 use sportz_contract::ObjectClass;
 use thiserror::Error;
 
+pub use ball_centre::{RECENTRE_MIN_CONFIDENCE, recentre_ball, recentre_balls};
 pub use layout::{Layout, LayoutHint, SUPPORTED_LAYOUTS, grid_cells};
 pub use names::{COCO80, ClassMap, object_class_for, parse_names_lines, parse_names_metadata};
 pub use nms::nms_per_class;
