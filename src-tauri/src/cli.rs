@@ -373,7 +373,7 @@ const KEYPOINTS: &str = "Cameras: `sportz calibrate` output against labelled pit
 #[command(
     group(ArgGroup::new("mode").args(["truth", "detections", "cameras"]).required(true)),
     group(ArgGroup::new("tracking").args(["truth", "pred", "events", "event_tolerance", "ball_tolerance", "align"]).multiple(true)),
-    group(ArgGroup::new("detection").args(["detections", "labels", "data", "conf"]).multiple(true).conflicts_with("tracking")),
+    group(ArgGroup::new("detection").args(["detections", "labels", "data", "conf", "ignore_under"]).multiple(true).conflicts_with("tracking")),
     group(ArgGroup::new("keypoint").args(["cameras", "keypoints"]).multiple(true).conflicts_with_all(["tracking", "detection"])),
 )]
 pub struct EvalArgs {
@@ -413,6 +413,11 @@ pub struct EvalArgs {
     /// Confidence at or above which detections count for precision and recall (AP uses all).
     #[arg(long, default_value_t = 0.25, help_heading = DETECTION)]
     pub conf: f64,
+    /// Ignore truth boxes narrower or shorter than PX pixels, as COCO ignores crowd regions:
+    /// not counted, and a detection on one is neither right nor wrong (for polygon labels that
+    /// leave slivers of occluded players as boxes a pixel or two wide). Default 0: none.
+    #[arg(long, default_value_t = 0.0, value_name = "PX", help_heading = DETECTION)]
+    pub ignore_under: f64,
     /// Cameras JSONL from `sportz calibrate`.
     #[arg(long, requires = "keypoints", help_heading = KEYPOINTS)]
     pub cameras: Option<PathBuf>,

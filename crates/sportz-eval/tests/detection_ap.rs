@@ -290,3 +290,43 @@ fn the_table_lists_every_class_and_the_mean() {
         10
     );
 }
+
+#[test]
+fn truth_boxes_under_the_size_floor_are_ignored_like_crowd_regions() {
+    // a 2×5 px sliver of an occluded player, the player A, and a false player far away
+    let sliver = [200.0, 200.0, 202.0, 205.0];
+    let images = [image(
+        vec![
+            det(Player, sliver, 0.99),
+            det(Player, FAR, 0.95),
+            det(Player, A, 0.9),
+        ],
+        vec![truth(Player, A), truth(Player, sliver)],
+    )];
+    let score = |ignore_under: f64| {
+        let options = DetectionOptions {
+            ignore_under,
+            ..DetectionOptions::default()
+        };
+        let report = evaluate_detections(&images, &options);
+        report.classes[0].clone()
+    };
+    // counted: TP (r 0.5, p 1), FP, TP (r 1, p 2/3) → (51·1 + 50·2/3) / 101
+    let all = score(0.0);
+    assert_eq!((all.truths, all.ignored), (2, 0));
+    assert!((all.ap50.unwrap() - (51.0 + 100.0 / 3.0) / 101.0).abs() < 1e-9);
+    // ignored: the sliver's detection drops out of the ranking; FP then TP → 0.5 at every recall
+    let some = score(4.0);
+    assert_eq!((some.truths, some.ignored), (1, 1));
+    assert!((some.ap50.unwrap() - 0.5).abs() < 1e-9, "{:?}", some.ap50);
+    assert_eq!((some.precision, some.recall), (Some(0.5), Some(1.0)));
+    let table = evaluate_detections(
+        &images,
+        &DetectionOptions {
+            ignore_under: 4.0,
+            ..DetectionOptions::default()
+        },
+    )
+    .table();
+    assert!(table.contains("1 truth boxes under 4 px"), "{table}");
+}

@@ -225,7 +225,16 @@ fn detection(args: &EvalArgs, dets_path: &Path, labels_dir: &Path) -> anyhow::Re
             truths,
         });
     }
-    let report = evaluate_detections(&images, &DetectionOptions { conf: args.conf });
+    anyhow::ensure!(
+        args.ignore_under.is_finite() && args.ignore_under >= 0.0,
+        "--ignore-under {}: expected a size in pixels, 0 or more",
+        args.ignore_under
+    );
+    let options = DetectionOptions {
+        conf: args.conf,
+        ignore_under: args.ignore_under,
+    };
+    let report = evaluate_detections(&images, &options);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

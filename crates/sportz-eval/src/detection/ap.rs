@@ -9,6 +9,12 @@
 //!   the 101 recalls 0, 0.01, …, 1 (the first point whose recall reaches it; 0 past the last);
 //!   AP is their mean. AP50 is the AP at t = 0.5, AP50-95 the mean over the ten thresholds.
 //!
+//! Truth boxes narrower or shorter than [`DetectionOptions::ignore_under`] pixels (0: none) are
+//! ignored the way COCO ignores crowd regions: they are not counted as truths, and a detection
+//! that matches no counted truth but overlaps an ignored one at IoU ≥ t is left out of the
+//! ranking (neither a true nor a false positive). For label sets whose polygons leave slivers
+//! of occluded people as boxes a few pixels wide.
+//!
 //! Precision and recall at the operating threshold: the same matching at IoU 0.5 of the
 //! detections with confidence ≥ [`DetectionOptions::conf`]. A class with no true box has no AP
 //! or recall (`None`); the means are over the classes that have true boxes.
@@ -27,11 +33,16 @@ use crate::eval::table::grid_with;
 pub struct DetectionOptions {
     /// The operating threshold for precision and recall (AP uses every detection).
     pub conf: f64,
+    /// Truth boxes narrower or shorter than this many pixels are ignored (see the module doc).
+    pub ignore_under: f64,
 }
 
 impl Default for DetectionOptions {
     fn default() -> Self {
-        Self { conf: 0.25 }
+        Self {
+            conf: 0.25,
+            ignore_under: 0.0,
+        }
     }
 }
 
@@ -39,8 +50,10 @@ impl Default for DetectionOptions {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClassScore {
     pub class: ObjectClass,
-    /// True boxes of the class.
+    /// True boxes of the class (those ignored not included).
     pub truths: usize,
+    /// True boxes of the class ignored for their size.
+    pub ignored: usize,
     /// Detections of the class (every confidence).
     pub detections: usize,
     /// AP at IoU 0.5; `None` without true boxes.
@@ -73,6 +86,8 @@ pub struct DetectionReport {
     pub images: usize,
     /// The operating threshold of precision and recall.
     pub conf: f64,
+    /// Truth boxes under this many pixels wide or high were ignored (0: none).
+    pub ignore_under: f64,
     /// Every contract class, in [`CLASSES`] order.
     pub classes: Vec<ClassScore>,
     pub mean: MeanScore,
@@ -84,13 +99,20 @@ pub fn iou_thresholds() -> [f64; 10] {
     std::array::from_fn(|i| 0.5 + 0.05 * i as f64)
 }
 
+/// Whether a truth box is too small to count (`ignore_under` pixels wide or high).
+fn ignored(bbox: &[f64; 4], ignore_under: f64) -> bool {
+    bbox[2] - bbox[0] < ignore_under || bbox[3] - bbox[1] < ignore_under
+}
+
 /// True/false positive flags of `class`'s detections with confidence ≥ `min_conf`, by
-/// descending confidence, matched greedily at IoU ≥ `threshold`.
+/// descending confidence, matched greedily at IoU ≥ `threshold`; detections that only match
+/// an ignored truth are left out.
 fn matches(
     images: &[LabelledImage],
     class: ObjectClass,
     threshold: f64,
     min_conf: f64,
+    ignore_under: f64,
 ) -> Vec<bool> {
     let mut dets: Vec<(usize, &[f64; 4], f64)> = images
         .iter()
@@ -104,19 +126,18 @@ fn matches(
         .collect();
     // stable: ties keep input order
     dets.sort_by(|a, b| b.2.total_cmp(&a.2));
-    let truths: Vec<Vec<&[f64; 4]>> = images
-        .iter()
-        .map(|im| {
-            im.truths
-                .iter()
-                .filter(|t| t.class == class)
-                .map(|t| &t.bbox)
-                .collect()
-        })
-        .collect();
+    let of_class = |im: &'_ LabelledImage, small: bool| -> Vec<[f64; 4]> {
+        im.truths
+            .iter()
+            .filter(|t| t.class == class && ignored(&t.bbox, ignore_under) == small)
+            .map(|t| t.bbox)
+            .collect()
+    };
+    let truths: Vec<Vec<[f64; 4]>> = images.iter().map(|im| of_class(im, false)).collect();
+    let small: Vec<Vec<[f64; 4]>> = images.iter().map(|im| of_class(im, true)).collect();
     let mut taken: Vec<Vec<bool>> = truths.iter().map(|t| vec![false; t.len()]).collect();
     dets.iter()
-        .map(|&(i, bbox, _)| {
+        .filter_map(|&(i, bbox, _)| {
             let best = truths[i]
                 .iter()
                 .enumerate()
@@ -124,10 +145,14 @@ fn matches(
                 .map(|(j, t)| (j, iou(bbox, t)))
                 .filter(|&(_, v)| v >= threshold)
                 .max_by(|a, b| a.1.total_cmp(&b.1));
-            best.is_some_and(|(j, _)| {
+            if let Some((j, _)) = best {
                 taken[i][j] = true;
-                true
-            })
+                Some(true)
+            } else if small[i].iter().any(|t| iou(bbox, t) >= threshold) {
+                None
+            } else {
+                Some(false)
+            }
         })
         .collect()
 }
@@ -171,11 +196,17 @@ pub fn evaluate_detections(
     let classes: Vec<ClassScore> = CLASSES
         .iter()
         .map(|&class| {
-            let truths = images
+            let (truths, ignored_truths) = images
                 .iter()
                 .flat_map(|im| &im.truths)
                 .filter(|t| t.class == class)
-                .count();
+                .fold((0, 0), |(n, k), t| {
+                    if ignored(&t.bbox, options.ignore_under) {
+                        (n, k + 1)
+                    } else {
+                        (n + 1, k)
+                    }
+                });
             let detections = images
                 .iter()
                 .flat_map(|im| &im.detections)
@@ -187,15 +218,17 @@ pub fn evaluate_detections(
                 iou_thresholds()
                     .iter()
                     .map(|&t| {
-                        average_precision(&matches(images, class, t, f64::NEG_INFINITY), truths)
+                        let tp = matches(images, class, t, f64::NEG_INFINITY, options.ignore_under);
+                        average_precision(&tp, truths)
                     })
                     .collect()
             };
-            let at_conf = matches(images, class, 0.5, options.conf);
+            let at_conf = matches(images, class, 0.5, options.conf, options.ignore_under);
             let hits = at_conf.iter().filter(|&&t| t).count();
             ClassScore {
                 class,
                 truths,
+                ignored: ignored_truths,
                 detections,
                 ap50: ap_by_iou.first().copied(),
                 ap50_95: (!ap_by_iou.is_empty())
@@ -217,6 +250,7 @@ pub fn evaluate_detections(
     DetectionReport {
         images: images.len(),
         conf: options.conf,
+        ignore_under: options.ignore_under,
         classes,
         mean,
     }
@@ -236,6 +270,14 @@ impl DetectionReport {
             "detection on {} labelled images (P and R at confidence ≥ {}, IoU ≥ 0.5)",
             self.images, self.conf
         );
+        if self.ignore_under > 0.0 {
+            let n: usize = self.classes.iter().map(|c| c.ignored).sum();
+            let _ = writeln!(
+                out,
+                "{n} truth boxes under {} px wide or high ignored (not counted, and detections on them neither right nor wrong)",
+                self.ignore_under
+            );
+        }
         let mut rows = vec![
             ["class", "truth", "detections", "AP50", "AP50-95", "P", "R"]
                 .map(str::to_owned)
