@@ -102,6 +102,11 @@ fn labels_of(frame: &Value, width: f64, height: f64) -> String {
     out
 }
 
+/// A detection's `bbox` as `[x1, y1, x2, y2]`.
+fn bbox_of(det: &Value) -> [f64; 4] {
+    std::array::from_fn(|k| det["bbox"][k].as_f64().unwrap())
+}
+
 fn in_unit(v: &Value) -> bool {
     v.is_null() || v.as_f64().is_some_and(|x| (0.0..=1.0).contains(&x))
 }
@@ -205,12 +210,7 @@ fn detect_then_eval_on_labelled_synth_frames() {
             );
             let c = det["confidence"].as_f64().unwrap();
             assert!((0.01..=1.0).contains(&c), "{det}");
-            let b: Vec<f64> = det["bbox"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_f64().unwrap())
-                .collect();
+            let b = bbox_of(det);
             assert!(
                 b[0] <= b[2] && b[1] <= b[3] && b[0] >= 0.0 && b[3] <= 720.0,
                 "{det}"
@@ -241,15 +241,6 @@ fn detect_then_eval_on_labelled_synth_frames() {
             o["detections"].as_array().unwrap(),
             m["detections"].as_array().unwrap(),
         );
-        let bbox = |v: &Value| -> [f64; 4] {
-            let b: Vec<f64> = v["bbox"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_f64().unwrap())
-                .collect();
-            [b[0], b[1], b[2], b[3]]
-        };
         for det in o {
             let same_box = o.iter().filter(|x| x["bbox"] == det["bbox"]).count();
             assert_eq!(same_box, 1, "one class per box: {det} is repeated");
@@ -257,7 +248,7 @@ fn detect_then_eval_on_labelled_synth_frames() {
             let covered = m.iter().any(|x| {
                 x["class"] == det["class"]
                     && x["confidence"].as_f64() >= det["confidence"].as_f64()
-                    && iou(&bbox(x), &bbox(det)) > 0.45
+                    && iou(&bbox_of(x), &bbox_of(det)) > 0.45
             });
             let conf = det["confidence"].as_f64().unwrap();
             assert!(
@@ -435,7 +426,7 @@ fn players(line: &Value, min: f64) -> Vec<[f64; 4]> {
         .unwrap()
         .iter()
         .filter(|d| d["class"] == "player" && d["confidence"].as_f64().unwrap() >= min)
-        .map(|d| std::array::from_fn(|k| d["bbox"][k].as_f64().unwrap()))
+        .map(bbox_of)
         .collect()
 }
 

@@ -81,19 +81,27 @@ fn yolov5_rows_with_objectness_and_per_class_nms() {
     );
 }
 
+/// A YOLOv8 `[1, 4+2, CELLS]` output (channels first) with `rows` set: `(cell, [cx, cy, w, h,
+/// score class 0, score class 1])`.
+fn yolov8_two_classes(rows: &[(usize, [f32; 6])]) -> Vec<f32> {
+    let mut data = vec![0.0; 6 * CELLS];
+    for &(i, v) in rows {
+        for (ch, x) in v.into_iter().enumerate() {
+            data[ch * CELLS + i] = x;
+        }
+    }
+    data
+}
+
 #[test]
 fn yolov8_channels_first() {
     let nc = 2;
     let n = CELLS;
-    let mut data = vec![0.0; (4 + nc) * n];
-    let mut set = |i: usize, v: [f32; 6]| {
-        for (ch, x) in v.into_iter().enumerate() {
-            data[ch * n + i] = x;
-        }
-    };
-    set(3, [32.0, 32.0, 8.0, 16.0, 0.2, 0.95]);
-    set(70, [10.0, 10.0, 4.0, 4.0, 0.6, 0.1]);
-    set(71, [10.5, 10.0, 4.0, 4.0, 0.5, 0.1]); // suppressed by 70
+    let data = yolov8_two_classes(&[
+        (3, [32.0, 32.0, 8.0, 16.0, 0.2, 0.95]),
+        (70, [10.0, 10.0, 4.0, 4.0, 0.6, 0.1]),
+        (71, [10.5, 10.0, 4.0, 4.0, 0.5, 0.1]), // suppressed by 70
+    ]);
     let shape = [1, 4 + nc, n];
     check(
         &Layout::YoloV8 {
@@ -111,17 +119,12 @@ fn yolov8_channels_first() {
 #[test]
 fn multi_label_keeps_every_class_above_the_threshold() {
     let nc = 2;
-    let n = CELLS;
-    let mut data = vec![0.0; (4 + nc) * n];
-    let mut set = |i: usize, v: [f32; 6]| {
-        for (ch, x) in v.into_iter().enumerate() {
-            data[ch * n + i] = x;
-        }
-    };
-    set(3, [32.0, 32.0, 8.0, 16.0, 0.4, 0.95]); // both classes above 0.3
-    set(70, [10.0, 10.0, 4.0, 4.0, 0.6, 0.1]); // class 1 below the threshold
-    set(71, [10.5, 10.0, 4.0, 4.0, 0.5, 0.35]); // class 0 suppressed by 70, class 1 kept
-    let shape = [1, 4 + nc, n];
+    let data = yolov8_two_classes(&[
+        (3, [32.0, 32.0, 8.0, 16.0, 0.4, 0.95]), // both classes above 0.3
+        (70, [10.0, 10.0, 4.0, 4.0, 0.6, 0.1]),  // class 1 below the threshold
+        (71, [10.5, 10.0, 4.0, 4.0, 0.5, 0.35]), // class 0 suppressed by 70, class 1 kept
+    ]);
+    let shape = [1, 4 + nc, CELLS];
     let layout = Layout::YoloV8 {
         output: 0,
         num_classes: nc,
