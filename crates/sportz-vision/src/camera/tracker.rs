@@ -298,6 +298,37 @@ pub const ALTERNATE_RADIUS_M: f64 = 25.0;
 /// 10 m/s at 25 fps, faster than play moves the view.
 pub const VIEW_DRIFT_M_PER_FRAME: f64 = 0.4;
 
+/// Support at or above which a frame's lines count as clearly seen. Only then may a followed
+/// camera's position be refitted over 3 markings, or kept for sitting closer to the lines at
+/// the same support: on faint real lines (the shared 360p clip's median support is 0.55, 10 %
+/// of its frames reach 0.8) a 3-marking refit is under-constrained and the RMS of the few hits
+/// is noise — with the relaxed rule on every frame that clip lost 18 camera frames and gained 7
+/// ids (e424222). Seed 50021's segment that needs it sits at 0.82–0.85.
+pub const CLEAR_LINES_SUPPORT: f64 = 0.8;
+
+/// Markings in view for a followed camera's position to be refitted when its lines are clearly
+/// seen (a centre view's halfway line, circle and far touchline pin it: seed 50021 frames
+/// 523–598 were 1–1.5 m off on the grid with 4 required); 4 otherwise.
+pub const REPOSITION_MIN_MARKINGS: usize = 3;
+
+/// Whether the position of a camera that fits `held` may be refitted now (markings in view).
+#[must_use]
+pub fn may_reposition(held: &LineFit) -> bool {
+    held.markings >= 4
+        || (held.markings >= REPOSITION_MIN_MARKINGS && held.support() >= CLEAR_LINES_SUPPORT)
+}
+
+/// Whether `free` (the fit with the position freed) replaces `held` (pan, tilt, roll and zoom
+/// only): more of its samples on lines, or — where the lines are clearly seen — as many and
+/// sitting closer to them (RMS below 0.8×: a camera on most of its samples may gain no support,
+/// and its position bias then lasted the shot), never over fewer markings.
+#[must_use]
+pub fn repositioned_is_better(held: &LineFit, free: &LineFit) -> bool {
+    let (a, b) = (held.support(), free.support());
+    let closer = a >= CLEAR_LINES_SUPPORT && b >= a && free.rms_px < 0.8 * held.rms_px;
+    free.markings >= held.markings && (b >= a + 0.01 || closer)
+}
+
 /// What a recheck's search found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recheck {
@@ -789,7 +820,7 @@ impl CameraTracker {
             && on_main_stand
             && s.reposition_every > 0
             && self.frame.is_multiple_of(s.reposition_every)
-            && fit.markings >= 4
+            && may_reposition(&fit)
         {
             let p = cam.position;
             let slack = [8.0, 12.0, 5.0];
@@ -808,10 +839,7 @@ impl CameraTracker {
                     ..s.refine
                 },
             );
-            if free.camera.check().is_ok()
-                && free.support() >= fit.support() + 0.01
-                && free.markings >= fit.markings
-            {
+            if free.camera.check().is_ok() && repositioned_is_better(&fit, &free) {
                 cam = free.camera;
                 confidence = free.support();
             }

@@ -7,10 +7,10 @@ use super::init::{InitConfig, InitFailure, initialise, looks_off_pitch, search};
 use super::lines::{LineTest, search_normal};
 use super::model::samples;
 use super::motion::MotionTracker;
-use super::refine::{RefineConfig, fit_to_lines};
+use super::refine::{LineFit, RefineConfig, fit_to_lines};
 use super::tracker::{
-    CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, NoCamera, Recheck, TrackerSettings,
-    next_recheck_gap, view_radius_m,
+    CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, NoCamera, Recheck, TrackerSettings, may_reposition,
+    next_recheck_gap, repositioned_is_better, view_radius_m,
 };
 use super::work::{initialise_at_work_width, initialise_still};
 use crate::pitch::{Calibration, Homography};
@@ -315,6 +315,47 @@ fn a_camera_that_looks_off_the_pitch_is_no_broadcast_camera() {
         ..aimed(stand, (37.7, 37.7), 30.0)
     };
     assert!(looks_off_pitch(&sky).is_some());
+}
+
+#[test]
+fn a_refitted_position_is_kept_only_when_it_sits_better_on_the_lines() {
+    let fit = |matched: usize, rms_px: f64, markings: usize| LineFit {
+        camera: cam(0.0, 10.0, 30.0),
+        visible: 100,
+        matched,
+        rms_px,
+        markings,
+        observable: 100,
+        matched_observable: matched,
+    };
+    let held = fit(90, 2.0, 3);
+    for (free, kept, case) in [
+        (fit(95, 2.5, 3), true, "more samples on lines"),
+        (fit(90, 1.5, 3), true, "as many, and closer to the lines"),
+        (fit(90, 1.7, 3), false, "only a little closer"),
+        (fit(89, 1.0, 3), false, "closer but fewer on lines"),
+        (fit(95, 1.0, 2), false, "over fewer markings"),
+        (fit(90, 2.0, 4), false, "no better"),
+    ] {
+        assert_eq!(repositioned_is_better(&held, &free), kept, "{case}");
+    }
+    // a camera on all of its samples can still move to a better position
+    assert!(repositioned_is_better(&fit(100, 2.0, 3), &fit(100, 1.2, 3)));
+    // faint lines (55 % of the samples on them): closer is noise, only more support counts
+    let faint = fit(55, 2.0, 4);
+    assert!(!repositioned_is_better(&faint, &fit(55, 1.0, 4)));
+    assert!(repositioned_is_better(&faint, &fit(57, 2.5, 4)));
+    // and 3 markings refit a position only where the lines are clearly seen
+    for (held, may, case) in [
+        (fit(95, 2.0, 3), true, "3 markings, clear lines"),
+        (fit(83, 2.0, 3), true, "3 markings at seed 50021's 83 %"),
+        (fit(75, 2.0, 3), false, "3 markings, lines less clear"),
+        (fit(55, 2.0, 3), false, "3 markings, faint lines"),
+        (fit(55, 2.0, 4), true, "4 markings, faint lines"),
+        (fit(95, 2.0, 2), false, "2 markings"),
+    ] {
+        assert_eq!(may_reposition(&held), may, "{case}");
+    }
 }
 
 /// A tracker seeded with `a`'s exact calibration that has followed one frame of it, and the
