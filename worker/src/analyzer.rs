@@ -72,6 +72,12 @@ pub trait Analyzer: Send {
             "this analyser has no separate detection stage".to_owned(),
         ))
     }
+
+    /// The frames have ended: the events that were waiting for more of them (each dated to
+    /// its own frame). None by default.
+    fn end_of_stream(&mut self) -> Vec<EventData> {
+        Vec::new()
+    }
 }
 
 /// What a detection stage hands the rest of the analysis.

@@ -582,6 +582,18 @@ impl Analyzer for VisionAnalyzer {
         self.finish(f, detected)
     }
 
+    fn end_of_stream(&mut self) -> Vec<EventData> {
+        if !self.settings.events {
+            return Vec::new();
+        }
+        let ids = &self.ids;
+        self.engine
+            .finish()
+            .iter()
+            .map(|e| event_data(e, ids))
+            .collect()
+    }
+
     fn detect_stage(&mut self) -> Option<Box<dyn DetectStage>> {
         self.detect
             .take()

@@ -7,7 +7,12 @@
 //! - `pass`: a new holder, the ball having travelled at least `pass_min_distance_m` within
 //!   `pass_max_secs` from the previous one: `outcome` `complete` to a teammate, `intercepted`
 //!   by an opponent (then also a `possession_change`), as match data counts pass attempts;
-//!   published on reception, dated to the frame the ball left the passer.
+//!   published on reception, dated to the frame the ball left the passer. A kick that nobody
+//!   receives is an attempt too: the ball `pass_min_distance_m` from the passer's last touch
+//!   and at least twice the reach from the passer, and no new holder `pass_max_secs` after the
+//!   touch: `outcome` `out` if the ball went over a touchline meanwhile, else `unreceived` —
+//!   unless the flight was a shot, went in, or left over a goal line (a shot wide or a cross). [`EventEngine::finish`] publishes a kick still in flight when the stream
+//!   ends (`unknown`) and a ball out over a goal line still waiting for its confirmation.
 //! - `shot`: the ball at `shot_min_speed_mps` or faster, heading between the posts of a goal
 //!   within `shot_max_distance_m` (once per flight).
 //! - `ball_out`: the ball beyond the lines by `ball_out_margin_m` for `ball_out_frames` detected
@@ -168,6 +173,17 @@ struct GoalLineExit {
     confidence: f64,
 }
 
+/// A pass attempt nobody received, ready to publish.
+#[derive(Debug, Clone)]
+struct UnreceivedPass {
+    at: Stamp,
+    pitch: Point,
+    team: Option<TeamSide>,
+    player: u64,
+    confidence: f64,
+    details: Map<String, Value>,
+}
+
 /// The event engine's state between frames.
 #[derive(Debug, Clone)]
 pub struct EventEngine {
@@ -191,6 +207,15 @@ pub struct EventEngine {
     last_goal_t: Option<f64>,
     pending_exit: Option<GoalLineExit>,
     previous_pitch: Option<Point>,
+    /// Since the holder's last touch: the ball has left the passer (far from the touch and
+    /// from the passer), the farthest it got from the touch, and whether the flight was a shot.
+    kick_far: bool,
+    kick_reach: f64,
+    kick_shot: bool,
+    /// The ball went out over a touchline since the kick.
+    kick_out: bool,
+    /// The last touch (frame) whose kick was published as a pass nobody received.
+    kick_closed: Option<u64>,
 }
 
 fn detail(pairs: &[(&str, Value)]) -> Map<String, Value> {
@@ -224,7 +249,52 @@ impl EventEngine {
             last_goal_t: None,
             pending_exit: None,
             previous_pitch: None,
+            kick_far: false,
+            kick_reach: 0.0,
+            kick_shot: false,
+            kick_out: false,
+            kick_closed: None,
         }
+    }
+
+    /// A new last touch: any flight before it is over.
+    fn touched(&mut self) {
+        self.kick_far = false;
+        self.kick_reach = 0.0;
+        self.kick_shot = false;
+        self.kick_out = false;
+    }
+
+    /// The holder's kick as a pass nobody received, if the ball left the holder, was no shot,
+    /// and was not published yet; marks it published. `end`: where the ball was last seen;
+    /// `ended`: the stream ended before the time was up.
+    fn unreceived_pass(&mut self, end: Option<Point>, ended: bool) -> Option<UnreceivedPass> {
+        let h = self.holder?;
+        if !self.kick_far || self.kick_shot || self.kick_closed == Some(h.last.frame) {
+            return None;
+        }
+        self.kick_closed = Some(h.last.frame);
+        let outcome = match (self.kick_out, ended) {
+            (true, _) => "out",
+            (false, false) => "unreceived",
+            (false, true) => "unknown",
+        };
+        let mut pairs = vec![
+            ("outcome", Value::from(outcome)),
+            ("distance_m", round2(self.kick_reach)),
+        ];
+        if let Some(e) = end {
+            pairs.extend([("end_x", round2(e.x)), ("end_y", round2(e.y))]);
+        }
+        Some(UnreceivedPass {
+            at: h.last,
+            pitch: h.last_ball,
+            team: h.team,
+            player: h.track_id,
+            // nobody confirmed it by receiving the ball
+            confidence: 0.5,
+            details: detail(&pairs),
+        })
     }
 
     #[must_use]
@@ -236,6 +306,41 @@ impl EventEngine {
     #[must_use]
     pub fn holder(&self) -> Option<(u64, Option<TeamSide>)> {
         self.holder.map(|h| (h.track_id, h.team))
+    }
+
+    /// The end of the stream: what was waiting for frames that will not come — a ball out over
+    /// a goal line not yet confirmed (published as a ball out), and a kick in flight (a pass
+    /// with `outcome` `unknown`). Each is dated to its own frame.
+    pub fn finish(&mut self) -> Vec<Event> {
+        let mut out: Vec<Event> = Vec::new();
+        let mut emit = |kind: EventKind,
+                        at: Stamp,
+                        pitch: Option<Point>,
+                        team: Option<TeamSide>,
+                        player: Option<u64>,
+                        confidence: f64,
+                        details: Map<String, Value>| {
+            let seq = END_SEQ.saturating_add(u16::try_from(out.len()).unwrap_or(u16::MAX));
+            out.push(Event {
+                kind,
+                frame_number: at.frame,
+                video_timestamp: at.t,
+                timestamp: at.unix,
+                seq,
+                pitch,
+                team,
+                player_track_id: player,
+                confidence: confidence.clamp(0.0, 1.0),
+                details,
+            });
+        };
+        if let Some(x) = self.pending_exit.take() {
+            emit_goal_line_out(&mut emit, &x);
+        }
+        if let Some(k) = self.unreceived_pass(self.last_ball_pitch, true) {
+            emit_unreceived(&mut emit, k);
+        }
+        out
     }
 
     /// One frame in, the events it produced out.
@@ -275,6 +380,14 @@ impl EventEngine {
         {
             self.pending_exit = None;
             emit_goal_line_out(&mut emit, &x);
+        }
+        // a kick nobody received in time
+        if self
+            .holder
+            .is_some_and(|h| now.t - h.last.t > self.cfg.pass_max_secs)
+            && let Some(k) = self.unreceived_pass(self.last_ball_pitch, false)
+        {
+            emit_unreceived(&mut emit, k);
         }
         let (holder_team, holder_id) = self
             .holder
@@ -350,6 +463,8 @@ impl EventEngine {
         }
         if let Some((at, point, name)) = goal.filter(|_| !self.goal_fired) {
             self.goal_fired = true;
+            // the kick went in: no pass
+            self.kick_closed = self.holder.map(|h| h.last.frame);
             self.last_goal_t = Some(t);
             self.out_fired = true; // the ball is out because it went in
             self.pending_exit = None;
@@ -362,6 +477,23 @@ impl EventEngine {
                 ball.confidence,
                 detail(&[("goal", Value::from(name))]),
             );
+        }
+
+        // the holder's kick: the ball away from the last touch and from the holder
+        if let (Some(h), false) = (self.holder, ball.predicted) {
+            let from_touch = h.last_ball.distance(&pos);
+            let from_holder = f
+                .players
+                .iter()
+                .find(|p| p.track_id == h.track_id)
+                .and_then(|p| p.pitch)
+                .map(|p| p.distance(&pos));
+            self.kick_reach = self.kick_reach.max(from_touch);
+            if from_touch >= self.cfg.pass_min_distance_m
+                && from_holder.is_none_or(|d| d >= 2.0 * self.cfg.possession_distance_m)
+            {
+                self.kick_far = true;
+            }
         }
 
         // ball out: beyond the lines for k detected frames; back in play once seen inside for
@@ -390,6 +522,8 @@ impl EventEngine {
                 self.out_fired = true;
                 let at = Point::new(pos.x.clamp(0.0, LENGTH_M), pos.y.clamp(0.0, WIDTH_M));
                 if pos.x < 0.0 || pos.x > LENGTH_M {
+                    // a kick out over a goal line is a shot wide or a cross: no pass
+                    self.kick_closed = self.holder.map(|h| h.last.frame);
                     // (an earlier exit still waiting is published, not overwritten)
                     if let Some(x) = self.pending_exit.take() {
                         emit_goal_line_out(&mut emit, &x);
@@ -411,6 +545,12 @@ impl EventEngine {
                         ball.confidence,
                         detail(&[("line", Value::from("touchline"))]),
                     );
+                    // a kick out over a touchline: a pass nobody received, unless somebody
+                    // has the ball in time after all (a ball in the air projects beyond the
+                    // line)
+                    if self.kick_far {
+                        self.kick_out = true;
+                    }
                 }
             }
         }
@@ -451,6 +591,7 @@ impl EventEngine {
                 };
                 self.candidate = Some((p.track_id, count));
                 let is_holder = self.holder.is_some_and(|h| h.track_id == p.track_id);
+                let mut touched = false;
                 if is_holder {
                     if let Some(h) = self.holder.as_mut() {
                         // the ball at the feet for two frames running, not one stray detection
@@ -458,6 +599,7 @@ impl EventEngine {
                         if count >= 2 {
                             h.last = now;
                             h.last_ball = pos;
+                            touched = true;
                         }
                         if h.team.is_none() {
                             h.team = p.team;
@@ -474,8 +616,10 @@ impl EventEngine {
                     };
                     if let Some(prev) = self.holder {
                         let travelled = prev.last_ball.distance(&pos);
+                        // (not a kick already published as a pass nobody received)
                         let kicked = travelled >= self.cfg.pass_min_distance_m
-                            && t - prev.last.t <= self.cfg.pass_max_secs;
+                            && t - prev.last.t <= self.cfg.pass_max_secs
+                            && self.kick_closed != Some(prev.last.frame);
                         let other_team =
                             matches!((prev.team, p.team), (Some(a), Some(b)) if a != b);
                         let same_team = matches!((prev.team, p.team), (Some(a), Some(b)) if a == b);
@@ -534,6 +678,10 @@ impl EventEngine {
                     );
                     self.holder = Some(new);
                     self.shot_armed = true;
+                    touched = true;
+                }
+                if touched {
+                    self.touched();
                 }
             }
             None => self.candidate = None,
@@ -558,6 +706,7 @@ impl EventEngine {
                         && distance <= self.cfg.shot_max_distance_m
                     {
                         self.shot_armed = false;
+                        self.kick_shot = true;
                         // the holder as of this frame (possession may have just changed)
                         let (team, player) = self
                             .holder
@@ -590,9 +739,13 @@ fn between_the_posts(y: f64, margin_m: f64) -> bool {
     (y - WIDTH_M / 2.0).abs() < GOAL_HALF_WIDTH_M + margin_m
 }
 
-/// Publishes a ball out over a goal line that was waiting to see whether it was a goal.
-fn emit_goal_line_out(
-    emit: &mut impl FnMut(
+/// What `step` publishes an event with.
+trait Emit:
+    FnMut(EventKind, Stamp, Option<Point>, Option<TeamSide>, Option<u64>, f64, Map<String, Value>)
+{
+}
+impl<F> Emit for F where
+    F: FnMut(
         EventKind,
         Stamp,
         Option<Point>,
@@ -600,9 +753,12 @@ fn emit_goal_line_out(
         Option<u64>,
         f64,
         Map<String, Value>,
-    ),
-    x: &GoalLineExit,
-) {
+    )
+{
+}
+
+/// Publishes a ball out over a goal line that was waiting to see whether it was a goal.
+fn emit_goal_line_out(emit: &mut impl Emit, x: &GoalLineExit) {
     emit(
         EventKind::BallOut,
         x.at,
@@ -614,8 +770,25 @@ fn emit_goal_line_out(
     );
 }
 
+/// Publishes a pass attempt nobody received.
+fn emit_unreceived(emit: &mut impl Emit, k: UnreceivedPass) {
+    emit(
+        EventKind::Pass,
+        k.at,
+        Some(k.pitch),
+        k.team,
+        Some(k.player),
+        k.confidence,
+        k.details,
+    );
+}
+
 /// Added to the sequence number of an event dated to an earlier frame than the one that found it.
 const BACKDATED_SEQ: u16 = 0x100;
+
+/// Added to the sequence number of an event published at the end of the stream (apart from
+/// those backdated during it).
+const END_SEQ: u16 = 0x200;
 
 #[cfg(test)]
 mod tests;

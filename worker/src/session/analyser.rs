@@ -17,6 +17,8 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
+use sportz_contract::EventData;
+
 use crate::analyzer::{Analysis, Analyzer, AnalyzerError, DetectStage, Detected};
 use crate::source::VideoFrame;
 
@@ -64,12 +66,19 @@ impl Slot {
     }
 }
 
-/// A frame the analyser is done with, on its way to the publisher.
+/// What the analyser thread sends the publisher.
 #[derive(Debug)]
-pub(crate) struct Analysed {
-    pub analysis: Analysis,
-    /// When the frame was read from the source (the publisher measures `latency_ms` from it).
-    pub read_instant: Instant,
+pub(crate) enum Analysed {
+    /// A frame the analyser is done with.
+    Frame {
+        analysis: Box<Analysis>,
+        /// When the frame was read from the source (the publisher measures `latency_ms` from
+        /// it).
+        read_instant: Instant,
+    },
+    /// The frames have ended: the events the analyser held back for more of them
+    /// ([`Analyzer::end_of_stream`]).
+    End(Vec<EventData>),
 }
 
 /// Frames the detector may run ahead of the analyser offline (each holds one RGB frame:
@@ -86,31 +95,45 @@ pub(crate) fn spawn_analyser(
         return spawn_two_stages(detector, analyzer, slot, tx, lead);
     }
     let frames = slot.clone();
-    spawn_analyser_thread(slot, tx, move || {
+    spawn_analyser_thread(slot, tx, analyzer, move |analyzer| {
         frames
             .take()
             .map(|f| (f.read_instant, analyzer.analyze(&f)))
     });
 }
 
-/// The analyser thread: sends what `next` analyses to the publisher until the frames end, the
-/// publisher is gone or a frame fails, then closes the slot.
+/// The analyser thread: sends what `next` analyses to the publisher until the frames end (then
+/// what the analyser held back for more of them), the publisher is gone or a frame fails, then
+/// closes the slot.
 fn spawn_analyser_thread(
     slot: Arc<Slot>,
     tx: mpsc::Sender<Result<Analysed, AnalyzerError>>,
-    mut next: impl FnMut() -> Option<(Instant, Result<Analysis, AnalyzerError>)> + Send + 'static,
+    mut analyzer: Box<dyn Analyzer>,
+    mut next: impl FnMut(&mut dyn Analyzer) -> Option<(Instant, Result<Analysis, AnalyzerError>)>
+    + Send
+    + 'static,
 ) {
     let spawned = std::thread::Builder::new()
         .name("analyser".into())
         .spawn(move || {
-            while let Some((read_instant, out)) = next() {
-                let out = out.map(|analysis| Analysed {
-                    analysis,
+            let ended = loop {
+                let Some((read_instant, out)) = next(analyzer.as_mut()) else {
+                    break true;
+                };
+                let out = out.map(|analysis| Analysed::Frame {
+                    analysis: Box::new(analysis),
                     read_instant,
                 });
                 let failed = out.is_err();
                 if tx.blocking_send(out).is_err() || failed {
-                    break;
+                    break false;
+                }
+            };
+            if ended {
+                let held = analyzer.end_of_stream();
+                if !held.is_empty() {
+                    // (the publisher may be gone already: nothing else to do)
+                    let _ = tx.blocking_send(Ok(Analysed::End(held)));
                 }
             }
             slot.close();
@@ -126,7 +149,7 @@ type DetectedFrame = (VideoFrame, Result<Detected, AnalyzerError>);
 /// publisher), joined by a channel of `lead` frames. Either one stopping closes the slot.
 fn spawn_two_stages(
     mut detector: Box<dyn DetectStage>,
-    mut analyzer: Box<dyn Analyzer>,
+    analyzer: Box<dyn Analyzer>,
     slot: Arc<Slot>,
     tx: mpsc::Sender<Result<Analysed, AnalyzerError>>,
     lead: usize,
@@ -150,7 +173,7 @@ fn spawn_two_stages(
         slot.close();
         return;
     }
-    spawn_analyser_thread(slot, tx, move || {
+    spawn_analyser_thread(slot, tx, analyzer, move |analyzer| {
         let (frame, detected) = drx.recv().ok()?;
         Some((
             frame.read_instant,
@@ -243,10 +266,12 @@ mod tests {
         slot.wait_empty();
         let mut out = Vec::new();
         while let Some(r) = rx.blocking_recv() {
-            out.push(
-                r.map(|a| a.analysis.frame.frame_number)
-                    .map_err(|e| e.to_string()),
-            );
+            let r = match r {
+                Ok(Analysed::End(_)) => continue,
+                Ok(Analysed::Frame { analysis, .. }) => Ok(analysis.frame.frame_number),
+                Err(e) => Err(e.to_string()),
+            };
+            out.push(r);
             if out.len() == 20 || out.last().is_some_and(Result::is_err) {
                 break;
             }
@@ -278,6 +303,58 @@ mod tests {
             assert_eq!(out[..4], [Ok(1), Ok(2), Ok(3), Ok(4)]);
             assert_eq!(out[4], Err("frame 5 failed".to_owned()));
         }
+    }
+
+    /// One stage; holds back one event (dated to its last frame) for the end of the stream.
+    struct HoldsBack {
+        last: u64,
+    }
+
+    impl Analyzer for HoldsBack {
+        fn analyze(&mut self, f: &VideoFrame) -> Result<Analysis, AnalyzerError> {
+            self.last = f.frame_number;
+            crate::analyzer::PassThrough::default().analyze(f)
+        }
+        fn end_of_stream(&mut self) -> Vec<EventData> {
+            vec![EventData {
+                event_id: sportz_contract::EventId::generate(),
+                kind: sportz_contract::EventKind::Pass,
+                video_timestamp: 0.0,
+                timestamp: 0.0,
+                frame_number: self.last,
+                pitch: None,
+                team: None,
+                player_track_id: None,
+                confidence: 0.5,
+                details: serde_json::Map::new(),
+            }]
+        }
+    }
+
+    #[test]
+    fn what_the_analyser_held_back_follows_the_last_frame() {
+        let slot = Arc::new(Slot::default());
+        let (tx, mut rx) = mpsc::channel(64);
+        spawn_analyser(Box::new(HoldsBack { last: 0 }), slot.clone(), tx, 1);
+        for n in 1..=3 {
+            slot.wait_empty();
+            slot.put(frame(n));
+        }
+        slot.wait_empty();
+        slot.close();
+        let mut got = Vec::new();
+        while let Some(r) = rx.blocking_recv() {
+            got.push(match r.unwrap() {
+                Analysed::Frame { analysis, .. } => {
+                    format!("frame {}", analysis.frame.frame_number)
+                }
+                Analysed::End(events) => format!(
+                    "end {:?}",
+                    events.iter().map(|e| e.frame_number).collect::<Vec<_>>()
+                ),
+            });
+        }
+        assert_eq!(got, ["frame 1", "frame 2", "frame 3", "end [3]"]);
     }
 
     #[test]

@@ -349,7 +349,8 @@ pub(crate) async fn publish_loop(
                     return None;
                 }
                 Some(Err(e)) => return Some(e),
-                Some(Ok(done)) => publish_analysed(&publisher, &metrics, done).await,
+                Some(Ok(Analysed::Frame { analysis, read_instant })) => publish_analysed(&publisher, &metrics, *analysis, read_instant).await,
+                Some(Ok(Analysed::End(events))) => publisher.send_events(events).await.record(&metrics),
             },
             _ = tick.tick() => {
                 let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner).snapshot(Instant::now());
@@ -365,10 +366,8 @@ pub(crate) async fn publish_loop(
 async fn publish_analysed(
     publisher: &Publisher,
     metrics: &Mutex<SessionMetrics>,
-    Analysed {
-        mut analysis,
-        read_instant,
-    }: Analysed,
+    mut analysis: crate::analyzer::Analysis,
+    read_instant: std::time::Instant,
 ) {
     let latency_ms = read_instant.elapsed().as_secs_f64() * 1000.0;
     analysis.frame.latency_ms = latency_ms;

@@ -472,3 +472,144 @@ fn a_ball_in_the_air_projected_far_away_fires_nothing() {
         .hold(8, |_| Some(at(50.5, 34.0)), &p1);
     check(&s, &[(Possession, Some(1))]);
 }
+
+#[test]
+fn a_clearance_out_over_the_touchline_is_a_pass_nobody_received() {
+    let players = [player(1, HOME, 40.0, 50.0), player(3, AWAY, 80.0, 20.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(40.3, 50.2)), &players)
+        .roll(at(40.3, 50.2), at(55.0, 70.0), 20.0, &players)
+        .hold(150, |_| Some(at(55.0, 70.0)), &players);
+    check(
+        &s,
+        &[(Possession, Some(1)), (BallOut, Some(1)), (Pass, Some(1))],
+    );
+    let events = s.run();
+    let (out, pass) = (&events[1], &events[2]);
+    assert_eq!(pass.details["outcome"], "out");
+    assert_eq!(pass.details["end_x"], 55.0);
+    assert_eq!(pass.team, HOME);
+    assert!(pass.frame_number < out.frame_number, "dated to the kick");
+    // from the last touch (the ball within the passer's reach)
+    assert!(
+        pass.pitch
+            .is_some_and(|p| p.distance(&at(40.0, 50.0)) <= 1.5)
+    );
+    let reach = pass.details["distance_m"].as_f64().unwrap();
+    assert!((20.0..=25.5).contains(&reach), "{reach}");
+    // near miss: the holder dribbles the ball over the line himself (it stays at his feet)
+    let mut dribble = Script::default();
+    for i in 0..60 {
+        let y = 60.0 + 0.2 * f64::from(i);
+        dribble = dribble.hold(1, |_| Some(at(40.3, y + 0.4)), &[player(1, HOME, 40.0, y)]);
+    }
+    check(&dribble, &[(Possession, Some(1)), (BallOut, Some(1))]);
+    // near miss: a lofted pass seen beyond the touchline (a ball in the air projects beyond
+    // it) and received by a teammate in time: a complete pass
+    let mate = [player(1, HOME, 40.0, 50.0), player(2, HOME, 56.0, 66.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(40.3, 50.2)), &mate)
+        .roll(at(40.3, 50.2), at(55.0, 70.0), 20.0, &mate)
+        .roll(at(55.0, 70.0), at(56.0, 66.3), 5.0, &mate)
+        .hold(150, |_| Some(at(56.0, 66.3)), &mate);
+    check(
+        &s,
+        &[
+            (Possession, Some(1)),
+            (BallOut, Some(1)),
+            (Pass, Some(1)),
+            (Possession, Some(2)),
+        ],
+    );
+    assert_eq!(s.run()[2].details["outcome"], "complete");
+}
+
+#[test]
+fn a_kick_into_space_is_a_pass_nobody_received_once_nobody_has_it_in_time() {
+    let players = [player(1, HOME, 30.0, 30.0), player(3, AWAY, 70.0, 10.0)];
+    let secs = EventConfig::default().pass_max_secs;
+    let kick = Script::default()
+        .hold(8, |_| Some(at(30.3, 30.2)), &players)
+        .roll(at(30.3, 30.2), at(45.0, 40.0), 15.0, &players);
+    // still rolling in space before the time is up: nothing yet
+    let early = kick.frames.len() + (secs * FPS) as usize - 40;
+    let s = kick.hold(200, |_| Some(at(45.0, 40.0)), &players);
+    let cut = Script {
+        frames: s.frames[..early].to_vec(),
+    };
+    check(&cut, &[(Possession, Some(1))]);
+    check(&s, &[(Possession, Some(1)), (Pass, Some(1))]);
+    let pass = s.run().remove(1);
+    assert_eq!(pass.details["outcome"], "unreceived");
+    assert!(
+        pass.frame_number < 12,
+        "dated to the kick: {}",
+        pass.frame_number
+    );
+    // picked up by a teammate after that: a possession, not a second pass
+    let late = [player(1, HOME, 30.0, 30.0), player(2, HOME, 45.0, 40.0)];
+    let s = s.hold(8, |_| Some(at(45.0, 40.0)), &late);
+    check(
+        &s,
+        &[
+            (Possession, Some(1)),
+            (Pass, Some(1)),
+            (Possession, Some(2)),
+        ],
+    );
+    // near misses: the ball lost sight of at the passer's feet; a shot
+    let lost = Script::default()
+        .hold(8, |_| Some(at(30.3, 30.2)), &players)
+        .hold(200, |_| None, &players);
+    check(&lost, &[(Possession, Some(1)), (BallLost, Some(1))]);
+    let striker = [player(9, AWAY, 80.0, 30.0)];
+    let saved = Script::default()
+        .hold(8, |_| Some(at(80.3, 30.2)), &striker)
+        .roll(at(80.3, 30.2), at(100.0, 33.0), 25.0, &striker)
+        .hold(200, |_| Some(at(100.0, 33.0)), &striker);
+    check(&saved, &[(Possession, Some(9)), (Shot, Some(9))]);
+}
+
+#[test]
+fn the_end_of_the_stream_publishes_what_was_waiting_for_more_frames() {
+    let finish = |s: &Script| {
+        let mut engine = EventEngine::new(EventConfig::default());
+        for (i, (ball, players)) in s.frames.iter().enumerate() {
+            let t = i as f64 / FPS;
+            engine.step(&EventFrame {
+                frame_number: i as u64,
+                video_timestamp: t,
+                timestamp: t,
+                ball: ball.map(|p| BallObs {
+                    pitch: Some(p),
+                    predicted: false,
+                    confidence: 0.9,
+                }),
+                players,
+            });
+        }
+        engine.finish()
+    };
+    // a pass in flight when the stream ends: dated to the kick, outcome unknown
+    let players = [player(1, HOME, 30.0, 30.0), player(2, HOME, 30.0, 50.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(30.3, 30.2)), &players)
+        .roll(at(30.3, 30.2), at(30.2, 45.0), 15.0, &players);
+    let held = finish(&s);
+    assert_eq!(held.len(), 1, "{held:#?}");
+    assert_eq!((held[0].kind, held[0].player_track_id), (Pass, Some(1)));
+    assert_eq!(held[0].details["outcome"], "unknown");
+    assert!(held[0].frame_number < 12 && held[0].seq >= 0x200);
+    // a ball out over a goal line that had no time to turn up in the net
+    let (s, _) = striker_kicks_to(at(106.5, 39.5));
+    let s = s.hold(10, |_| Some(at(106.5, 39.5)), &[]);
+    let held = finish(&s);
+    assert_eq!(held.iter().map(|e| e.kind).collect::<Vec<_>>(), [BallOut]);
+    assert_eq!(
+        held[0].frame_number,
+        s.first_frame_beyond_the_right_goal_line() + 2
+    );
+    // nothing waiting: nothing
+    let p1 = [player(1, HOME, 50.0, 34.0)];
+    assert!(finish(&Script::default().hold(10, |_| Some(at(50.5, 34.0)), &p1)).is_empty());
+}
