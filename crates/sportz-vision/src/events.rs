@@ -2,7 +2,8 @@
 //!
 //! - `ball_lost`: the ball was tracked and is gone for `ball_lost_frames` frames.
 //! - `possession`: one player is the nearest to the ball, within `possession_distance_m`, for
-//!   `possession_frames` consecutive frames, and was not already the holder.
+//!   `possession_frames` consecutive frames, and was not already the holder; at the start and
+//!   after a goal, from the first frame with the ball on the centre spot (the kick-off).
 //! - `possession_change`: a new holder of the other team than the previous one.
 //! - `pass`: a new holder, the ball having travelled at least `pass_min_distance_m` within
 //!   `pass_max_secs` from the previous one: `outcome` `complete` to a teammate, `intercepted`
@@ -64,6 +65,10 @@ pub struct EventConfig {
     /// A ball position farther than this outside the lines is not on the ground (a ball in the
     /// air projects far beyond the pitch, even above the horizon): the frame is ignored.
     pub implausible_beyond_m: f64,
+    /// At the start and after a goal, a ball within this of the centre spot is the kick-off:
+    /// the player at it has the ball from the first frame (the kick-off pass is often seen
+    /// only as the ball leaves the spot, after a cut back from the celebrations).
+    pub kickoff_spot_m: f64,
 }
 
 impl Default for EventConfig {
@@ -86,6 +91,7 @@ impl Default for EventConfig {
             net_depth_m: 3.0,
             goal_dead_secs: 10.0,
             implausible_beyond_m: 10.0,
+            kickoff_spot_m: 2.0,
         }
     }
 }
@@ -158,6 +164,8 @@ impl Stamp {
 struct Holder {
     track_id: u64,
     team: Option<TeamSide>,
+    /// Got the ball at a kick-off (the pass then starts from the centre spot).
+    kickoff: bool,
     /// The last frame and ball position with the ball at the holder's feet.
     last: Stamp,
     last_ball: Point,
@@ -216,6 +224,18 @@ pub struct EventEngine {
     kick_out: bool,
     /// The last touch (frame) whose kick was published as a pass nobody received.
     kick_closed: Option<u64>,
+    /// Waiting for a kick-off: at the start (until anybody has the ball) or after a goal (until
+    /// the kick-off, with or without the ball seen at anybody's feet on the spot).
+    kickoff: Option<Kickoff>,
+}
+
+/// Which kick-off the engine waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kickoff {
+    Start,
+    /// After a goal: `None` until the ball is seen on the spot, then the detected frames
+    /// since with the ball away from it.
+    AfterGoal(Option<u32>),
 }
 
 fn detail(pairs: &[(&str, Value)]) -> Map<String, Value> {
@@ -254,6 +274,7 @@ impl EventEngine {
             kick_shot: false,
             kick_out: false,
             kick_closed: None,
+            kickoff: Some(Kickoff::Start),
         }
     }
 
@@ -463,8 +484,9 @@ impl EventEngine {
         }
         if let Some((at, point, name)) = goal.filter(|_| !self.goal_fired) {
             self.goal_fired = true;
-            // the kick went in: no pass
+            // the kick went in: no pass; the next restart is a kick-off
             self.kick_closed = self.holder.map(|h| h.last.frame);
+            self.kickoff = Some(Kickoff::AfterGoal(None));
             self.last_goal_t = Some(t);
             self.out_fired = true; // the ball is out because it went in
             self.pending_exit = None;
@@ -576,7 +598,18 @@ impl EventEngine {
             _ => None,
         };
 
-        // possession
+        // possession (and the kick-off after a goal, when the ball leaves the spot unseen at
+        // anybody's feet)
+        let on_spot = pos.distance(&CENTRE_SPOT) <= self.cfg.kickoff_spot_m;
+        if let Some(Kickoff::AfterGoal(away)) = self.kickoff {
+            let away = match away {
+                _ if on_spot => Some(0),
+                Some(n) if pos.distance(&CENTRE_SPOT) > self.cfg.pass_min_distance_m => Some(n + 1),
+                other => other,
+            };
+            // a second in play away from the spot: the kick-off was missed
+            self.kickoff = (away < Some(KICKOFF_MISSED_FRAMES)).then_some(Kickoff::AfterGoal(away));
+        }
         let nearest = f
             .players
             .iter()
@@ -605,17 +638,41 @@ impl EventEngine {
                             h.team = p.team;
                         }
                     }
-                } else if count >= self.cfg.possession_frames {
+                } else if count >= self.cfg.possession_frames || (self.kickoff.is_some() && on_spot)
+                {
+                    // the kick-off, or at the start a first holder elsewhere (the stream began
+                    // in play); after a goal only the kick-off ends the wait
+                    let kickoff = self.kickoff.is_some() && on_spot;
+                    if kickoff || self.kickoff == Some(Kickoff::Start) {
+                        self.kickoff = None;
+                    }
                     let confidence =
                         ball.confidence * (1.0 - 0.5 * d / self.cfg.possession_distance_m);
                     let new = Holder {
                         track_id: p.track_id,
                         team: p.team,
+                        kickoff,
                         last: now,
                         last_ball: pos,
                     };
-                    if let Some(prev) = self.holder {
-                        let travelled = prev.last_ball.distance(&pos);
+                    if let Some(mut prev) = self.holder {
+                        // the passer's side, if the teams were learnt since his touch
+                        if prev.team.is_none() {
+                            prev.team = f
+                                .players
+                                .iter()
+                                .find(|q| q.track_id == prev.track_id)
+                                .and_then(|q| q.team);
+                        }
+                        // a kick-off is taken from the spot
+                        let from = if prev.kickoff
+                            && prev.last_ball.distance(&CENTRE_SPOT) <= self.cfg.kickoff_spot_m
+                        {
+                            CENTRE_SPOT
+                        } else {
+                            prev.last_ball
+                        };
+                        let travelled = from.distance(&pos);
                         // (not a kick already published as a pass nobody received)
                         let kicked = travelled >= self.cfg.pass_min_distance_m
                             && t - prev.last.t <= self.cfg.pass_max_secs
@@ -635,7 +692,7 @@ impl EventEngine {
                             emit(
                                 EventKind::Pass,
                                 prev.last,
-                                Some(prev.last_ball),
+                                Some(from),
                                 prev.team,
                                 Some(prev.track_id),
                                 confidence,
@@ -674,7 +731,11 @@ impl EventEngine {
                         p.team,
                         Some(p.track_id),
                         confidence,
-                        Map::new(),
+                        if kickoff {
+                            detail(&[("restart", Value::from("kickoff"))])
+                        } else {
+                            Map::new()
+                        },
                     );
                     self.holder = Some(new);
                     self.shot_armed = true;
@@ -782,6 +843,13 @@ fn emit_unreceived(emit: &mut impl Emit, k: UnreceivedPass) {
         k.details,
     );
 }
+
+/// Detected frames with the ball away from the centre spot, after it was seen there, that
+/// end the wait for a kick-off nobody was seen to take.
+const KICKOFF_MISSED_FRAMES: u32 = 25;
+
+/// The centre spot, where kick-offs are taken.
+const CENTRE_SPOT: Point = Point::new(LENGTH_M / 2.0, WIDTH_M / 2.0);
 
 /// Added to the sequence number of an event dated to an earlier frame than the one that found it.
 const BACKDATED_SEQ: u16 = 0x100;

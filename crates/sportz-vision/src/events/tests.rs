@@ -100,26 +100,35 @@ use EventKind::{BallLost, BallOut, Goal, Pass, Possession, PossessionChange, Sho
 
 #[test]
 fn possession_needs_k_frames_at_the_feet() {
-    let p1 = [player(1, HOME, 50.0, 34.0)];
+    let p1 = [player(1, HOME, 30.0, 34.0)];
     check(
-        &Script::default().hold(10, |_| Some(at(50.5, 34.0)), &p1),
+        &Script::default().hold(10, |_| Some(at(30.5, 34.0)), &p1),
         &[(Possession, Some(1))],
     );
     // near miss: the ball rolls past within reach for only 3 frames (1 m a frame)
-    let s = Script::default().roll(at(47.0, 34.5), at(53.0, 34.5), 25.0, &p1);
+    let s = Script::default().roll(at(27.0, 34.5), at(33.0, 34.5), 25.0, &p1);
     check(&s, &[]);
     // near miss: 2 m away is out of reach
     check(
-        &Script::default().hold(10, |_| Some(at(52.0, 34.0)), &p1),
+        &Script::default().hold(10, |_| Some(at(32.0, 34.0)), &p1),
         &[],
     );
     // the event fires on the k-th frame, with the time of that frame
     let events = Script::default()
-        .hold(10, |_| Some(at(50.5, 34.0)), &p1)
+        .hold(10, |_| Some(at(30.5, 34.0)), &p1)
         .run();
     assert_eq!((events[0].frame_number, events[0].team), (4, HOME));
     assert!((events[0].video_timestamp - 4.0 / FPS).abs() < 1e-12);
-    assert_eq!(events[0].pitch, Some(at(50.5, 34.0)));
+    assert_eq!(events[0].pitch, Some(at(30.5, 34.0)));
+    // the kick-off (at the start, after a goal): the ball on the centre spot is the player's
+    // from the first frame
+    let kicker = [player(1, HOME, 52.0, 34.0)];
+    let events = Script::default()
+        .hold(3, |_| Some(at(52.5, 34.0)), &kicker)
+        .run();
+    assert_eq!(events.len(), 1, "{events:#?}");
+    assert_eq!((events[0].frame_number, events[0].kind), (0, Possession));
+    assert_eq!(events[0].details["restart"], "kickoff");
 }
 
 #[test]
@@ -612,4 +621,101 @@ fn the_end_of_the_stream_publishes_what_was_waiting_for_more_frames() {
     // nothing waiting: nothing
     let p1 = [player(1, HOME, 50.0, 34.0)];
     assert!(finish(&Script::default().hold(10, |_| Some(at(50.5, 34.0)), &p1)).is_empty());
+}
+
+#[test]
+fn a_passer_whose_side_was_learnt_after_his_touch_still_passes() {
+    // the teams are not known yet when player 1 gets the ball (the first seconds of a match)
+    let unknown = [player(1, None, 30.0, 30.0), player(2, None, 30.0, 40.0)];
+    let known = [player(1, HOME, 30.0, 30.0), player(2, HOME, 30.0, 40.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(30.3, 30.2)), &unknown)
+        .roll(at(30.3, 30.2), at(30.2, 39.7), 10.0, &known)
+        .hold(8, |_| Some(at(30.2, 39.7)), &known);
+    check(
+        &s,
+        &[
+            (Possession, Some(1)),
+            (Pass, Some(1)),
+            (Possession, Some(2)),
+        ],
+    );
+    assert_eq!(s.run()[1].team, HOME);
+}
+
+#[test]
+fn a_goal_makes_the_next_ball_on_the_centre_spot_a_kick_off() {
+    let (s, _) = striker_kicks_to(at(106.5, 35.0));
+    let kicker = [player(4, HOME, 52.0, 34.0)];
+    let s = s
+        .hold(5, |_| Some(at(106.5, 35.0)), &[])
+        .hold(2, |_| Some(at(52.5, 34.0)), &kicker);
+    let events = s.run();
+    let kinds: Vec<(EventKind, Option<u64>)> =
+        events.iter().map(|e| (e.kind, e.player_track_id)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (Possession, Some(9)),
+            (Shot, Some(9)),
+            (Goal, Some(9)),
+            (PossessionChange, Some(4)),
+            (Possession, Some(4)),
+        ]
+    );
+    assert_eq!(events[4].details["restart"], "kickoff");
+    // near miss: without a goal, a ball through the centre circle needs k frames
+    let p = [player(5, HOME, 52.0, 34.0), player(6, AWAY, 10.0, 10.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(10.3, 10.2)), &p)
+        .hold(2, |_| Some(at(52.5, 34.0)), &p);
+    check(&s, &[(Possession, Some(6))]);
+}
+
+#[test]
+fn the_kick_off_after_a_goal_waits_for_the_spot_and_passes_from_it() {
+    let (s, _) = striker_kicks_to(at(106.5, 35.0));
+    // the ball carried back by an away player, then the home side's kick-off: a short pass
+    // that counts from the spot (from the last touch it would be 3.5 m)
+    let carrier = [player(7, AWAY, 90.0, 34.0)];
+    let kick = [player(4, HOME, 52.0, 34.0), player(5, HOME, 50.3, 38.9)];
+    let s = s
+        .hold(5, |_| Some(at(106.5, 35.0)), &[])
+        .hold(8, |_| Some(at(90.3, 34.2)), &carrier)
+        .hold(150, |_| None, &[])
+        .hold(4, |_| Some(at(52.5, 34.0)), &kick)
+        .roll(at(52.5, 34.0), at(50.5, 38.6), 8.0, &kick)
+        .hold(8, |_| Some(at(50.5, 38.6)), &kick);
+    let events = s.run();
+    let got: Vec<(EventKind, Option<u64>)> = events
+        .iter()
+        .skip_while(|e| e.kind != Goal)
+        .skip(1)
+        .map(|e| (e.kind, e.player_track_id))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Possession, Some(7)),
+            (BallLost, Some(7)),
+            (PossessionChange, Some(4)),
+            (Possession, Some(4)),
+            (Pass, Some(4)),
+            (Possession, Some(5)),
+        ],
+        "{events:#?}"
+    );
+    let pass = events.iter().find(|e| e.kind == Pass).unwrap();
+    assert_eq!(pass.pitch, Some(at(52.5, 34.0)));
+    assert_eq!(pass.details["outcome"], "complete");
+    // near miss: a kick-off nobody was seen to take (the ball leaves the spot and stays in play
+    // a second): a later ball on the spot needs k frames at a player's feet
+    let (s, _) = striker_kicks_to(at(106.5, 35.0));
+    let later = [player(5, HOME, 52.0, 34.0)];
+    let s = s
+        .hold(5, |_| Some(at(106.5, 35.0)), &[])
+        .hold(3, |_| Some(at(52.5, 34.0)), &[])
+        .hold(30, |_| Some(at(40.0, 20.0)), &[])
+        .hold(3, |_| Some(at(52.5, 34.0)), &later);
+    assert!(!s.run().iter().any(|e| e.player_track_id == Some(5)));
 }
