@@ -333,67 +333,22 @@ impl EventEngine {
     /// a goal line not yet confirmed (published as a ball out), and a kick in flight (a pass
     /// with `outcome` `unknown`). Each is dated to its own frame.
     pub fn finish(&mut self) -> Vec<Event> {
-        let mut out: Vec<Event> = Vec::new();
-        let mut emit = |kind: EventKind,
-                        at: Stamp,
-                        pitch: Option<Point>,
-                        team: Option<TeamSide>,
-                        player: Option<u64>,
-                        confidence: f64,
-                        details: Map<String, Value>| {
-            let seq = END_SEQ.saturating_add(u16::try_from(out.len()).unwrap_or(u16::MAX));
-            out.push(Event {
-                kind,
-                frame_number: at.frame,
-                video_timestamp: at.t,
-                timestamp: at.unix,
-                seq,
-                pitch,
-                team,
-                player_track_id: player,
-                confidence: confidence.clamp(0.0, 1.0),
-                details,
-            });
-        };
+        let mut emit = Emitted::new(u64::MAX, END_SEQ);
         if let Some(x) = self.pending_exit.take() {
             emit_goal_line_out(&mut emit, &x);
         }
         if let Some(k) = self.unreceived_pass(self.last_ball_pitch, true) {
             emit_unreceived(&mut emit, k);
         }
-        out
+        emit.out
     }
 
     /// One frame in, the events it produced out.
     pub fn step(&mut self, f: &EventFrame<'_>) -> Vec<Event> {
         let now = Stamp::of(f);
-        let mut out = Vec::new();
         // an event dated to an earlier frame than this one keeps its id unique among that
         // frame's events by a sequence number above theirs
-        let mut emit = |kind: EventKind,
-                        at: Stamp,
-                        pitch: Option<Point>,
-                        team: Option<TeamSide>,
-                        player: Option<u64>,
-                        confidence: f64,
-                        details: Map<String, Value>| {
-            let mut seq = u16::try_from(out.len()).unwrap_or(u16::MAX);
-            if at.frame < now.frame {
-                seq = seq.saturating_add(BACKDATED_SEQ);
-            }
-            out.push(Event {
-                kind,
-                frame_number: at.frame,
-                video_timestamp: at.t,
-                timestamp: at.unix,
-                seq,
-                pitch,
-                team,
-                player_track_id: player,
-                confidence: confidence.clamp(0.0, 1.0),
-                details,
-            });
-        };
+        let mut emit = Emitted::new(now.frame, BACKDATED_SEQ);
         // a ball out over a goal line that did not turn up in the net in time
         if let Some(x) = self
             .pending_exit
@@ -417,7 +372,7 @@ impl EventEngine {
             self.missing_frames += 1;
             if self.had_ball && self.missing_frames >= self.cfg.ball_lost_frames {
                 self.had_ball = false;
-                emit(
+                emit.push(
                     EventKind::BallLost,
                     now,
                     self.last_ball_pitch,
@@ -429,7 +384,7 @@ impl EventEngine {
             }
             self.candidate = None;
             self.previous_pitch = None;
-            return out;
+            return emit.out;
         };
         self.had_ball = true;
         self.missing_frames = 0;
@@ -437,7 +392,7 @@ impl EventEngine {
             .pitch
             .filter(|p| is_inside(*p, self.cfg.implausible_beyond_m))
         else {
-            return out;
+            return emit.out;
         };
         self.last_ball_pitch = Some(pos);
         let t = f.video_timestamp;
@@ -490,7 +445,7 @@ impl EventEngine {
             self.last_goal_t = Some(t);
             self.out_fired = true; // the ball is out because it went in
             self.pending_exit = None;
-            emit(
+            emit.push(
                 EventKind::Goal,
                 at,
                 Some(point),
@@ -558,7 +513,7 @@ impl EventEngine {
                         confidence: ball.confidence,
                     });
                 } else {
-                    emit(
+                    emit.push(
                         EventKind::BallOut,
                         now,
                         Some(at),
@@ -578,7 +533,7 @@ impl EventEngine {
         }
 
         if ball.predicted {
-            return out;
+            return emit.out;
         }
 
         // speed from detected positions over the window
@@ -689,7 +644,7 @@ impl EventEngine {
                             } else {
                                 ("intercepted", "intercepted_by")
                             };
-                            emit(
+                            emit.push(
                                 EventKind::Pass,
                                 prev.last,
                                 Some(from),
@@ -707,7 +662,7 @@ impl EventEngine {
                             );
                         }
                         if other_team {
-                            emit(
+                            emit.push(
                                 EventKind::PossessionChange,
                                 now,
                                 Some(pos),
@@ -724,7 +679,7 @@ impl EventEngine {
                             );
                         }
                     }
-                    emit(
+                    emit.push(
                         EventKind::Possession,
                         now,
                         Some(pos),
@@ -773,7 +728,7 @@ impl EventEngine {
                             .holder
                             .map_or((None, None), |h| (h.team, Some(h.track_id)));
                         let on_target = between_the_posts(y, 0.0);
-                        emit(
+                        emit.push(
                             EventKind::Shot,
                             now,
                             Some(pos),
@@ -791,7 +746,7 @@ impl EventEngine {
                 }
             }
         }
-        out
+        emit.out
     }
 }
 
@@ -800,27 +755,59 @@ fn between_the_posts(y: f64, margin_m: f64) -> bool {
     (y - WIDTH_M / 2.0).abs() < GOAL_HALF_WIDTH_M + margin_m
 }
 
-/// What `step` publishes an event with.
-trait Emit:
-    FnMut(EventKind, Stamp, Option<Point>, Option<TeamSide>, Option<u64>, f64, Map<String, Value>)
-{
+/// The events of one call, numbered as they are published.
+struct Emitted {
+    out: Vec<Event>,
+    /// The frame being stepped (events dated to an earlier one are numbered above `backdated`).
+    now: u64,
+    backdated: u16,
 }
-impl<F> Emit for F where
-    F: FnMut(
-        EventKind,
-        Stamp,
-        Option<Point>,
-        Option<TeamSide>,
-        Option<u64>,
-        f64,
-        Map<String, Value>,
-    )
-{
+
+impl Emitted {
+    const fn new(now: u64, backdated: u16) -> Self {
+        Self {
+            out: Vec::new(),
+            now,
+            backdated,
+        }
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one event's fields, as the engine gives them"
+    )]
+    fn push(
+        &mut self,
+        kind: EventKind,
+        at: Stamp,
+        pitch: Option<Point>,
+        team: Option<TeamSide>,
+        player: Option<u64>,
+        confidence: f64,
+        details: Map<String, Value>,
+    ) {
+        let mut seq = u16::try_from(self.out.len()).unwrap_or(u16::MAX);
+        if at.frame < self.now {
+            seq = seq.saturating_add(self.backdated);
+        }
+        self.out.push(Event {
+            kind,
+            frame_number: at.frame,
+            video_timestamp: at.t,
+            timestamp: at.unix,
+            seq,
+            pitch,
+            team,
+            player_track_id: player,
+            confidence: confidence.clamp(0.0, 1.0),
+            details,
+        });
+    }
 }
 
 /// Publishes a ball out over a goal line that was waiting to see whether it was a goal.
-fn emit_goal_line_out(emit: &mut impl Emit, x: &GoalLineExit) {
-    emit(
+fn emit_goal_line_out(emit: &mut Emitted, x: &GoalLineExit) {
+    emit.push(
         EventKind::BallOut,
         x.at,
         Some(x.pitch),
@@ -832,8 +819,8 @@ fn emit_goal_line_out(emit: &mut impl Emit, x: &GoalLineExit) {
 }
 
 /// Publishes a pass attempt nobody received.
-fn emit_unreceived(emit: &mut impl Emit, k: UnreceivedPass) {
-    emit(
+fn emit_unreceived(emit: &mut Emitted, k: UnreceivedPass) {
+    emit.push(
         EventKind::Pass,
         k.at,
         Some(k.pitch),
