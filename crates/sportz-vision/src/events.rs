@@ -610,6 +610,11 @@ impl EventEngine {
                         last: now,
                         last_ball: pos,
                     };
+                    // picked up beyond the lines (for the throw-in, the goal kick): the kick
+                    // went out, nobody received it
+                    if outside && let Some(k) = self.unreceived_pass(Some(pos), false) {
+                        emit_unreceived(&mut emit, k);
+                    }
                     if let Some(mut prev) = self.holder {
                         // the passer's side, if the teams were learnt since his touch
                         if prev.team.is_none() {

@@ -544,6 +544,15 @@ fn a_clearance_out_over_the_touchline_is_a_pass_nobody_received() {
         ],
     );
     assert_eq!(s.run()[2].details["outcome"], "complete");
+    // the opponent picks it up beyond the line for the throw-in: the kick went out, nobody
+    // intercepted it
+    let thrower = [player(1, HOME, 40.0, 50.0), player(3, AWAY, 55.0, 68.8)];
+    let picked = Script::default()
+        .hold(8, |_| Some(at(40.3, 50.2)), &thrower)
+        .roll(at(40.3, 50.2), at(55.0, 69.5), 20.0, &thrower)
+        .hold(50, |_| Some(at(55.0, 69.5)), &thrower);
+    let pass = picked.run().into_iter().find(|e| e.kind == Pass).unwrap();
+    assert_eq!(pass.details["outcome"], "out");
 }
 
 #[test]
