@@ -12,8 +12,9 @@
 //!   receives is an attempt too: the ball `pass_min_distance_m` from the passer's last touch
 //!   and at least twice the reach from the passer, and no new holder `pass_max_secs` after the
 //!   touch: `outcome` `out` if the ball went over a touchline meanwhile, else `unreceived` —
-//!   unless the flight was a shot, went in, or left over a goal line (a shot wide or a cross). [`EventEngine::finish`] publishes a kick still in flight when the stream
-//!   ends (`unknown`) and a ball out over a goal line still waiting for its confirmation.
+//!   unless the flight was a shot, went in, or left over a goal line (a shot wide or a cross).
+//!   [`EventEngine::finish`] publishes a kick still in flight when the stream ends (`unknown`)
+//!   and a ball out over a goal line still waiting for its confirmation.
 //! - `shot`: the ball at `shot_min_speed_mps` or faster, heading between the posts of a goal
 //!   within `shot_max_distance_m` (once per flight).
 //! - `ball_out`: the ball beyond the lines by `ball_out_margin_m` for `ball_out_frames` detected
@@ -69,6 +70,9 @@ pub struct EventConfig {
     /// the player at it has the ball from the first frame (the kick-off pass is often seen
     /// only as the ball leaves the spot, after a cut back from the celebrations).
     pub kickoff_spot_m: f64,
+    /// After a goal, detected frames with the ball beyond `pass_min_distance_m` of the spot,
+    /// once it was seen there, that end the wait for a kick-off nobody was seen to take.
+    pub kickoff_missed_frames: u32,
 }
 
 impl Default for EventConfig {
@@ -92,6 +96,7 @@ impl Default for EventConfig {
             goal_dead_secs: 10.0,
             implausible_beyond_m: 10.0,
             kickoff_spot_m: 2.0,
+            kickoff_missed_frames: 25,
         }
     }
 }
@@ -365,6 +370,10 @@ impl EventEngine {
         {
             emit_unreceived(&mut emit, k);
         }
+        // the holder's side, once the team assigner knows it (the first seconds of a stream)
+        if let Some(h) = self.holder.as_mut().filter(|h| h.team.is_none()) {
+            h.team = in_frame(f, h.track_id).and_then(|p| p.team);
+        }
         let (holder_team, holder_id) = self
             .holder
             .map_or((None, None), |h| (h.team, Some(h.track_id)));
@@ -459,10 +468,7 @@ impl EventEngine {
         // the holder's kick: the ball away from the last touch and from the holder
         if let (Some(h), false) = (self.holder, ball.predicted) {
             let from_touch = h.last_ball.distance(&pos);
-            let from_holder = f
-                .players
-                .iter()
-                .find(|p| p.track_id == h.track_id)
+            let from_holder = in_frame(f, h.track_id)
                 .and_then(|p| p.pitch)
                 .map(|p| p.distance(&pos));
             self.kick_reach = self.kick_reach.max(from_touch);
@@ -563,7 +569,8 @@ impl EventEngine {
                 other => other,
             };
             // a second in play away from the spot: the kick-off was missed
-            self.kickoff = (away < Some(KICKOFF_MISSED_FRAMES)).then_some(Kickoff::AfterGoal(away));
+            self.kickoff =
+                (away < Some(self.cfg.kickoff_missed_frames)).then_some(Kickoff::AfterGoal(away));
         }
         let nearest = f
             .players
@@ -589,9 +596,6 @@ impl EventEngine {
                             h.last_ball = pos;
                             touched = true;
                         }
-                        if h.team.is_none() {
-                            h.team = p.team;
-                        }
                     }
                 } else if count >= self.cfg.possession_frames || (self.kickoff.is_some() && on_spot)
                 {
@@ -615,15 +619,7 @@ impl EventEngine {
                     if outside && let Some(k) = self.unreceived_pass(Some(pos), false) {
                         emit_unreceived(&mut emit, k);
                     }
-                    if let Some(mut prev) = self.holder {
-                        // the passer's side, if the teams were learnt since his touch
-                        if prev.team.is_none() {
-                            prev.team = f
-                                .players
-                                .iter()
-                                .find(|q| q.track_id == prev.track_id)
-                                .and_then(|q| q.team);
-                        }
+                    if let Some(prev) = self.holder {
                         // a kick-off is taken from the spot
                         let from = if prev.kickoff
                             && prev.last_ball.distance(&CENTRE_SPOT) <= self.cfg.kickoff_spot_m
@@ -836,9 +832,10 @@ fn emit_unreceived(emit: &mut Emitted, k: UnreceivedPass) {
     );
 }
 
-/// Detected frames with the ball away from the centre spot, after it was seen there, that
-/// end the wait for a kick-off nobody was seen to take.
-const KICKOFF_MISSED_FRAMES: u32 = 25;
+/// The player with this track id in the frame, if seen.
+fn in_frame<'a>(f: &EventFrame<'a>, track_id: u64) -> Option<&'a PlayerObs> {
+    f.players.iter().find(|p| p.track_id == track_id)
+}
 
 /// The centre spot, where kick-offs are taken.
 const CENTRE_SPOT: Point = Point::new(LENGTH_M / 2.0, WIDTH_M / 2.0);
