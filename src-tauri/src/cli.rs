@@ -287,6 +287,12 @@ pub struct SynthArgs {
     /// Keep the main camera throughout: no cuts to other angles or close-ups.
     #[arg(long)]
     pub no_cuts: bool,
+    /// Both teams in the home kit (a stress case: shirts cannot tell the teams apart).
+    #[arg(long)]
+    pub one_kit: bool,
+    /// Leave the ball out of the picture (a stress case: a ball never seen).
+    #[arg(long)]
+    pub no_ball: bool,
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {

@@ -27,6 +27,7 @@ fn synth_clip(dir: &Path) -> (PathBuf, sportz_synth::FrameTruth) {
         motion_blur: false,
         noise: false,
         cuts: false,
+        ..sportz_synth::SynthConfig::default()
     };
     let out = dir.join("synth");
     sportz_synth::write_match(&cfg, 6262, &out, |_| {}).expect("write_match");

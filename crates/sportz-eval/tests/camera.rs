@@ -23,6 +23,7 @@ fn synth(seed: u64, n: u64, cuts: bool) -> Vec<FrameTruth> {
         motion_blur: false,
         noise: false,
         cuts,
+        ..SynthConfig::default()
     };
     SynthMatch::new(seed, cfg)
         .unwrap()

@@ -18,6 +18,7 @@ fn truth_frames(n: u64) -> Vec<FrameTruth> {
         motion_blur: false,
         noise: false,
         cuts: true,
+        ..SynthConfig::default()
     };
     let mut m = SynthMatch::new(7, cfg).unwrap();
     (0..n).map(|_| m.render_next().1).collect()

@@ -36,6 +36,7 @@ fn main() {
                 motion_blur: blur,
                 noise,
                 cuts: true,
+                ..SynthConfig::default()
             };
             let m = SynthMatch::new(1, cfg.clone()).expect("valid config");
             let start = Instant::now();

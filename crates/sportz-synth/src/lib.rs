@@ -108,6 +108,15 @@ pub struct SynthConfig {
     /// camera's path are the same either way. Absent in older `meta.json`: on.
     #[serde(default = "yes")]
     pub cuts: bool,
+    /// Both teams wear the home kit (keepers and the referee keep theirs): a match in which
+    /// shirt colours cannot tell the teams apart. Absent in older `meta.json`: off.
+    #[serde(default)]
+    pub one_kit: bool,
+    /// Draw the ball (and its shadow). Off: a match whose ball is never seen (truth `visible`
+    /// false throughout; it is still simulated and its events happen). Absent in older
+    /// `meta.json`: on.
+    #[serde(default = "yes")]
+    pub ball: bool,
 }
 
 const fn yes() -> bool {
@@ -126,6 +135,8 @@ impl Default for SynthConfig {
             motion_blur: false,
             noise: false,
             cuts: true,
+            one_kit: false,
+            ball: true,
         }
     }
 }
@@ -215,7 +226,10 @@ impl SynthMatch {
     pub fn new(seed: u64, cfg: SynthConfig) -> Result<Self, SynthError> {
         cfg.validate()?;
         let mut r = Rng::new(seed ^ 0xC0105);
-        let palette = Palette::pick(r.next_u64());
+        let mut palette = Palette::pick(r.next_u64());
+        if cfg.one_kit {
+            palette.away = palette.home;
+        }
         Ok(Self {
             canvas: Canvas::new(cfg.width, cfg.height),
             sim: Sim::new(seed),
@@ -319,7 +333,10 @@ impl SynthMatch {
             &self.palette,
             &self.marks,
             &self.grain,
-            self.cfg.scoreboard,
+            render::Layers {
+                scoreboard: self.cfg.scoreboard,
+                ball: self.cfg.ball,
+            },
         );
         self.last_camera = Some(cam);
         out.width = self.cfg.width;

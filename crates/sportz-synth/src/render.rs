@@ -72,6 +72,13 @@ fn empty_drawn() -> Drawn {
     }
 }
 
+/// What is drawn besides the pitch and the people.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Layers {
+    pub scoreboard: bool,
+    pub ball: bool,
+}
+
 /// Renders the scene of `sim` through `cam`. Returns what each person (index order) and the
 /// ball covered.
 pub(crate) fn render(
@@ -81,7 +88,7 @@ pub(crate) fn render(
     palette: &Palette,
     marks: &Markings,
     grain: &[u8],
-    scoreboard: bool,
+    layers: Layers,
 ) -> (Vec<Drawn>, Drawn) {
     canvas.clear_ids();
     ground(canvas, cam, grain, palette.grass);
@@ -98,14 +105,16 @@ pub(crate) fn render(
         );
     }
     let b = &sim.ball;
-    shadow(
-        canvas,
-        cam,
-        palette.sun,
-        b.pos + palette.sun * (b.h * 0.5),
-        0.14 + b.h * 0.02,
-        0.13 + b.h * 0.01,
-    );
+    if layers.ball {
+        shadow(
+            canvas,
+            cam,
+            palette.sun,
+            b.pos + palette.sun * (b.h * 0.5),
+            0.14 + b.h * 0.02,
+            0.13 + b.h * 0.01,
+        );
+    }
     for gx in [0.0, L] {
         goal(canvas, cam, gx);
     }
@@ -122,12 +131,14 @@ pub(crate) fn render(
     let mut ball = empty_drawn();
     for (_, i) in order {
         if i == usize::MAX {
-            ball = draw_ball(canvas, cam, sim);
+            if layers.ball {
+                ball = draw_ball(canvas, cam, sim);
+            }
         } else {
             people[i] = draw_person(canvas, cam, sim, i, palette);
         }
     }
-    if scoreboard {
+    if layers.scoreboard {
         draw_scoreboard(canvas, sim, palette);
     }
     (people, ball)

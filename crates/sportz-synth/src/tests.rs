@@ -18,6 +18,7 @@ fn small(secs: f64) -> SynthConfig {
         motion_blur: true,
         noise: true,
         cuts: true,
+        ..SynthConfig::default()
     }
 }
 
@@ -31,6 +32,7 @@ fn plain(width: u32, height: u32) -> SynthConfig {
         motion_blur: false,
         noise: false,
         cuts: true,
+        ..SynthConfig::default()
     }
 }
 
@@ -501,5 +503,76 @@ fn kits_are_told_apart() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn the_stress_options_change_only_what_they_say() {
+    let base = plain(320, 180);
+    let render = |cfg: SynthConfig| -> Vec<_> {
+        let mut m = SynthMatch::new(5, cfg).unwrap();
+        (0..40).map(|n| m.render(n * 5)).collect()
+    };
+    let where_people = |t: &crate::FrameTruth| -> Vec<_> {
+        t.objects
+            .iter()
+            .map(|o| (o.id, o.pitch, o.bbox_full))
+            .collect()
+    };
+    let normal = render(base.clone());
+    assert!(
+        normal.iter().any(|(_, t)| t.ball.visible),
+        "the ball is seen"
+    );
+
+    // no ball: never visible, nothing drawn of it, the same match and camera otherwise
+    let no_ball = render(SynthConfig {
+        ball: false,
+        ..base.clone()
+    });
+    for ((ia, ta), (ib, tb)) in normal.iter().zip(&no_ball) {
+        assert!(
+            !tb.ball.visible && tb.ball.visible_px == 0,
+            "frame {}",
+            tb.frame_number
+        );
+        assert_eq!(ta.ball.pitch, tb.ball.pitch);
+        assert_eq!(where_people(ta), where_people(tb));
+        assert_eq!(ta.events, tb.events);
+        if ta.ball.visible {
+            assert_ne!(
+                ia.data, ib.data,
+                "frame {}: the ball was drawn",
+                ta.frame_number
+            );
+        }
+    }
+
+    // one kit: both teams in the home shirt, keepers and referee as they were
+    let kits = |cfg: SynthConfig| SynthMatch::new(5, cfg).unwrap().shirts();
+    let (two, one) = (
+        kits(base.clone()),
+        kits(SynthConfig {
+            one_kit: true,
+            ..base.clone()
+        }),
+    );
+    assert_ne!(two.home, two.away);
+    assert_eq!(one.away, one.home);
+    assert_eq!(one.home, two.home);
+    assert_eq!(
+        (one.home_keeper, one.away_keeper, one.referee),
+        (two.home_keeper, two.away_keeper, two.referee)
+    );
+    let one_kit = render(SynthConfig {
+        one_kit: true,
+        ..base
+    });
+    for ((_, ta), (_, tb)) in normal.iter().zip(&one_kit) {
+        assert_eq!(where_people(ta), where_people(tb));
+        assert_eq!(
+            ta.objects.iter().map(|o| o.team).collect::<Vec<_>>(),
+            tb.objects.iter().map(|o| o.team).collect::<Vec<_>>()
+        );
     }
 }

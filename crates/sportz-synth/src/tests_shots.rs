@@ -22,6 +22,7 @@ fn cfg(width: u32, height: u32, fps: u32, secs: f64, cuts: bool) -> SynthConfig 
         motion_blur: false,
         noise: false,
         cuts,
+        ..SynthConfig::default()
     }
 }
 

@@ -25,6 +25,7 @@ fn cfg() -> SynthConfig {
         motion_blur: true,
         noise: true,
         cuts: true,
+        ..SynthConfig::default()
     }
 }
 

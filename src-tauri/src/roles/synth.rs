@@ -12,6 +12,8 @@ pub fn run(args: &crate::cli::SynthArgs) -> anyhow::Result<()> {
         motion_blur: args.motion_blur,
         noise: args.noise,
         cuts: !args.no_cuts,
+        one_kit: args.one_kit,
+        ball: !args.no_ball,
     };
     let started = std::time::Instant::now();
     let mut last_print = std::time::Instant::now();
