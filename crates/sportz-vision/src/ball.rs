@@ -6,9 +6,10 @@
 //!
 //! What keeps it from being fooled: with a camera, candidates whose ground point is off the
 //! pitch (crowd, boards, the scoreboard) are not balls; a new track is published only once a
-//! second confident detection confirms it; weak detections extend a track but do not keep it
-//! alive on their own (without a confident one for `evidence_frames` it is lost); a confident
-//! candidate elsewhere takes over from a track that only weak detections follow.
+//! second confident detection confirms it; weak detections extend a track seen in the previous
+//! frame but do not pick a coasting one up again, nor keep a track alive on their own (without a
+//! confident one for `evidence_frames` it is lost); a confident candidate elsewhere takes over
+//! from a track that only weak detections follow.
 
 use std::collections::VecDeque;
 
@@ -275,6 +276,9 @@ impl BallTracker {
                     (d, (f64::from(cx) - px).hypot(f64::from(cy) - py))
                 })
                 .filter(|(_, dist)| *dist <= gate)
+                // after a miss only a confident candidate picks the track up again: weak ones
+                // within the widened gate are as often a sock or a line as the ball
+                .filter(|(d, _)| a.misses == 0 || d.confidence >= cfg.init_confidence)
                 .max_by(|(d1, e1), (d2, e2)| {
                     let s1 = f64::from(d1.confidence) - 0.5 * e1 / gate;
                     let s2 = f64::from(d2.confidence) - 0.5 * e2 / gate;
