@@ -122,6 +122,67 @@ fn synth_track_eval_with_the_built_in_detector() {
     assert!(recall > 0.5, "ball recall {recall}: {json}");
 }
 
+/// Issue 17's bad input: a 5-second clip in which both teams wear one kit and the ball is never
+/// seen. `track` gets through it with every frame written and invents no play with a ball it
+/// never saw: no pass, shot, goal or ball out. (What it does publish is printed: the painted
+/// centre spot passes for a ball at rest at the kick-off, and one kit is split in two "teams"
+/// by its shading — BENCHMARKS.md, "Session 25".)
+#[test]
+fn track_gets_through_one_kit_and_no_ball_without_inventing_play() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&sportz(
+        &[
+            "synth",
+            "--seed",
+            "5150",
+            "--seconds",
+            "5",
+            "--one-kit",
+            "--no-ball",
+            "--out",
+            "m",
+        ],
+        d,
+    ));
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("m/meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["config"]["one_kit"], true, "{meta}");
+    assert_eq!(meta["config"]["ball"], false, "{meta}");
+    ok(&sportz(&["track", "m/match.mp4", "--out", "run.jsonl"], d));
+    let run: Vec<Value> = std::fs::read_to_string(d.join("run.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let frames: Vec<&Value> = run.iter().filter(|v| v["type"] == "frame").collect();
+    assert_eq!(frames.len(), 125);
+    let kinds: Vec<&str> = run
+        .iter()
+        .filter(|v| v["type"] == "event")
+        .map(|v| v["data"]["kind"].as_str().unwrap())
+        .collect();
+    for invented in ["pass", "shot", "goal", "ball_out"] {
+        assert!(
+            !kinds.contains(&invented),
+            "{invented} without a ball: {kinds:?}"
+        );
+    }
+    let with_ball = frames
+        .iter()
+        .filter(|f| !f["data"]["ball"].is_null())
+        .count();
+    let mut sides = std::collections::BTreeMap::<String, usize>::new();
+    for f in &frames {
+        for p in f["data"]["players"].as_array().unwrap() {
+            *sides.entry(p["team"].to_string()).or_default() += 1;
+        }
+    }
+    println!(
+        "one kit, no ball: a ball on {with_ball} of 125 frames, events {kinds:?}, sides {sides:?}"
+    );
+}
+
 /// Issue 15: no clicks. `track` without `--calibration` finds the broadcast camera from the pitch
 /// lines and follows it through the pans and zooms; `eval` scores the per-frame camera and the
 /// player positions it gives. Thresholds are set from the benchmark (BENCHMARKS.md, "Camera"):
