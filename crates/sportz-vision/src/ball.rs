@@ -35,6 +35,11 @@ pub struct BallConfig {
     pub gate_sigmas: f64,
     /// Frames the ball may be extrapolated (`predicted`) before it is declared lost.
     pub max_coast_frames: u32,
+    /// Of those, the first this many are published (`predicted: true`); later ones keep the
+    /// track alive to be picked up again but publish no ball: past the first coasted frame the
+    /// extrapolation is on the ball in fewer than one frame in seven (tuning seeds, BENCHMARKS.md
+    /// "Session 25").
+    pub published_coast_frames: u32,
     /// Confidence is multiplied by this for every coasted frame.
     pub confidence_decay: f64,
     /// Points kept in the trail.
@@ -83,6 +88,7 @@ impl Default for BallConfig {
             gate_growth_px: 15.0,
             gate_sigmas: 4.0,
             max_coast_frames: 10,
+            published_coast_frames: 1,
             confidence_decay: 0.85,
             trail_len: 30,
             confirm_hits: 2,
@@ -392,8 +398,10 @@ impl BallTracker {
         if state.speed_mps.is_some_and(|v| v >= self.cfg.fast_mps) && !predicted {
             self.last_fast = Some(t);
         }
-        if a.hits < self.cfg.confirm_hits {
-            // not confirmed yet: nothing published, nothing in the trail
+        if a.hits < self.cfg.confirm_hits
+            || (predicted && a.misses > self.cfg.published_coast_frames)
+        {
+            // not confirmed yet, or coasting for long: nothing published, nothing in the trail
             return BallStep {
                 ball: None,
                 lost: false,
