@@ -12,7 +12,7 @@ use sportz_worker::{AnalyzerFactory, PassThroughFactory, VisionAnalyzerFactory};
 const DEFAULT_MODEL: &[u8] = include_bytes!("../../models/sportz-det.onnx");
 
 /// What the offline roles (`track`, `detect`) say on stderr when they use the built-in model.
-pub const BUILT_IN_NOTE: &str = "note: detecting with the built-in sportz-det (a small CPU model trained on two leagues' broadcasts and on synthetic matches; see models/MODEL_CARD.md for what it misses); --model takes any YOLO-family ONNX";
+pub const BUILT_IN_NOTE: &str = "note: detecting with the built-in sportz-det (a small 8-bit CPU model trained on two leagues' broadcasts and on synthetic matches; see models/MODEL_CARD.md for what it misses); --model takes any YOLO-family ONNX";
 
 /// Writes the built-in detector to `~/.cache/sportz/models/` (once per model version) and
 /// returns its path (`sportz detect` loads it with options of its own).
@@ -75,7 +75,7 @@ pub fn select(
         None => {
             match default_model_path().and_then(|p| load(&p).map_err(|e| anyhow::anyhow!("{e}"))) {
                 Ok(f) => {
-                    tracing::info!(device = %AnalyzerFactory::device(&f), "built-in detector sportz-det loaded (a small CPU model trained on two leagues' broadcasts and on synthetic matches, models/MODEL_CARD.md; --model takes any YOLO-family ONNX)");
+                    tracing::info!(device = %AnalyzerFactory::device(&f), "built-in detector sportz-det loaded (a small 8-bit CPU model trained on two leagues' broadcasts and on synthetic matches, models/MODEL_CARD.md; --model takes any YOLO-family ONNX)");
                     Ok(Arc::new(f))
                 }
                 Err(e) => {
