@@ -7,7 +7,10 @@ two phases of equal length: nobody watching, and N viewers reading the MJPEG str
 worker processed and dropped (its own metrics messages, from the session's recording), and
 for the viewers the pictures and bytes per second they received. Stdlib only.
 
-Usage: bench.py SPORTZ_BIN [--seconds 20] [--viewers 1] [--mode auto|on]
+Usage: bench.py SPORTZ_BIN [--seconds 20] [--viewers 1] [--mode auto|on] [--file VIDEO]
+
+`--file` plays a video file in real time (a live replay) instead of the synthetic match;
+`--viewers 0` measures the analysis alone over two windows.
 """
 
 import argparse
@@ -86,6 +89,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--viewers", type=int, default=1)
     ap.add_argument("--mode", choices=["auto", "on"], default="auto")
+    ap.add_argument("--file", help="a video file played in real time instead of the synthetic match")
     a = ap.parse_args()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -102,7 +106,8 @@ def main():
             except Exception:
                 time.sleep(0.1)
         m = api(base, "POST", "/matches", {"homeTeam": "Bench", "awayTeam": "Video",
-                                          "videoSource": {"type": "synthetic", "value": 77}})["data"]
+                                          "videoSource": ({"type": "file", "value": os.path.abspath(a.file)}
+                                                          if a.file else {"type": "synthetic", "value": 77})})["data"]
         api(base, "POST", f"/matches/{m['id']}/start")
         for _ in range(300):
             s = api(base, "GET", f"/matches/{m['id']}")["data"]
@@ -136,7 +141,8 @@ def main():
             rows.append((phase, (c1 - c0) / dt * 100, frames / dt, dropped, m1["detect_ms"], m1["latency_ms"],
                          pics / dt / max(n, 1) if n else 0.0, nbytes / dt / 1e6 / max(n, 1) if n else 0.0,
                          (c1 - c0) / max(frames, 1) * 1000))
-        print(f"sportz --headless --viewer-video {a.mode}, synthetic 1280x720 25 fps, {a.seconds:.0f} s per phase")
+        source = f"file {a.file}" if a.file else "synthetic 1280x720 25 fps"
+        print(f"sportz --headless --viewer-video {a.mode}, {source}, {a.seconds:.0f} s per phase")
         print(f"{'phase':<14}{'server CPU %':>13}{'CPU ms/frame':>13}{'analysed fps':>13}{'dropped':>8}"
               f"{'detect ms':>10}{'latency ms':>11}{'pictures/s':>11}{'MB/s':>7}  (per viewer)")
         for p, cpu, fps, dropped, det, lat, pps, mbs, msf in rows:
