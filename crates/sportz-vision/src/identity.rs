@@ -36,6 +36,11 @@ pub struct IdentityConfig {
     /// leaves one end of the pitch for half a minute and comes back to much the same players
     /// in much the same places (8 s → 30 s: tuning seed 55511 AssA 0.57 → 0.69).
     pub max_gap_secs: f64,
+    /// Frames in a row a track must be seen after taking a vanished identity over before the
+    /// identity's memory (where and when it was last seen) is its: a track gone sooner — a
+    /// duplicate box, a one-frame false detection — gives the identity back as it was, so
+    /// the player it belongs to can still take it when he comes back.
+    pub confirm_frames: u32,
 }
 
 impl Default for IdentityConfig {
@@ -45,6 +50,7 @@ impl Default for IdentityConfig {
             speed_mps: 4.0,
             max_radius_m: 25.0,
             max_gap_secs: 30.0,
+            confirm_frames: 5,
         }
     }
 }
@@ -79,6 +85,15 @@ struct Identity {
     /// The last pitch position seen and when.
     last_pitch: Option<(Point, f64)>,
     referee: bool,
+    /// A take-over not yet confirmed: the frames seen since, and the memory before it.
+    pending: Option<(u32, Memory)>,
+}
+
+/// Where and when an identity was last seen (what a take-over changes).
+#[derive(Debug, Clone, Copy)]
+struct Memory {
+    last_seen: f64,
+    last_pitch: Option<(Point, f64)>,
 }
 
 impl Identity {
@@ -139,10 +154,16 @@ impl IdentityKeeper {
                 self.identities.remove(&provisional);
             }
             ids[i] = Some(id);
-            let who = &self.identities[&id];
+            let who = self.identities.get_mut(&id).expect("a vanished identity");
             out.superseded.push(who.tracker_id);
             out.recovered.push((id, t_secs - who.last_seen));
             self.published_of.remove(&who.tracker_id);
+            let memory = Memory {
+                last_seen: who.last_seen,
+                last_pitch: who.last_pitch,
+            };
+            // a take-over of an unconfirmed take-over keeps the memory from before the first
+            who.pending = Some((0, who.pending.map_or(memory, |(_, m)| m)));
         }
         for (slot, o) in ids.iter_mut().zip(observed) {
             let id = *slot.get_or_insert_with(|| {
@@ -156,13 +177,31 @@ impl IdentityKeeper {
                 .pitch
                 .map(|p| (p, t_secs))
                 .or_else(|| before.and_then(|w| w.last_pitch));
+            let pending = before
+                .and_then(|w| w.pending)
+                .map(|(n, m)| (n + 1, m))
+                .filter(|(n, _)| *n < cfg.confirm_frames);
             let identity = Identity {
                 tracker_id: o.tracker_id,
                 last_seen: t_secs,
                 last_pitch,
                 referee: o.class == Some(ObjectClass::Referee),
+                pending,
             };
             self.identities.insert(id, identity);
+        }
+        // unconfirmed take-overs whose track was not seen this frame are undone: the identity
+        // is remembered where it was before, and the track, if it comes back, is a new one
+        let seen: Vec<u64> = ids.iter().flatten().copied().collect();
+        for (id, who) in &mut self.identities {
+            if let Some((_, m)) = who.pending
+                && !seen.contains(id)
+            {
+                self.published_of.remove(&who.tracker_id);
+                who.last_seen = m.last_seen;
+                who.last_pitch = m.last_pitch;
+                who.pending = None;
+            }
         }
         // identities away too long are gone for good
         let expired: Vec<(u64, u64)> = self

@@ -157,3 +157,44 @@ fn a_group_back_after_a_cut_is_matched_as_a_group() {
     superseded.sort_unstable();
     assert_eq!(superseded, vec![7, 8]);
 }
+
+#[test]
+fn a_take_over_gone_the_next_frame_gives_the_identity_back_as_it_was() {
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 50.0, 30.0), obs(9, 20.0, 20.0)], no_team);
+    k.assign(0.04, &[obs(9, 20.0, 20.0)], no_team); // 7 leaves the picture at (50, 30)
+    // 5 s later a one-frame box 13.6 m away (a duplicate, a false detection) takes 7's
+    // identity over: within the 21.5 m the time away allows
+    let spurious = k.assign(5.0, &[obs(9, 20.0, 20.0), obs(30, 40.0, 38.0)], no_team);
+    assert_eq!(spurious.ids, vec![2, 1]);
+    k.assign(5.04, &[obs(9, 20.0, 20.0)], no_team);
+    // the player himself comes back where he left: his identity, not a fresh one (without
+    // the undo it would be remembered at (40, 38) 0.4 s ago, 3.1 m of radius, 13.6 m away)
+    let back = k.assign(5.4, &[obs(9, 20.0, 20.0), obs(31, 51.0, 30.0)], no_team);
+    assert_eq!(back.ids, vec![2, 1]);
+    // and the spurious track, were it to come back, is someone new
+    let again = k.assign(
+        5.44,
+        &[obs(9, 20.0, 20.0), obs(31, 51.0, 30.0), obs(30, 40.0, 38.0)],
+        no_team,
+    );
+    assert_eq!(again.ids, vec![2, 1, 3]);
+}
+
+#[test]
+fn a_take_over_seen_for_the_confirmation_frames_is_kept() {
+    let cfg = IdentityConfig::default();
+    let mut k = IdentityKeeper::new(cfg);
+    k.assign(0.0, &[obs(7, 50.0, 30.0)], no_team);
+    k.assign(0.04, &[], no_team);
+    let mut t = 5.0;
+    for i in 0..cfg.confirm_frames {
+        let x = 40.0 + f64::from(i) * 0.1;
+        assert_eq!(k.assign(t, &[obs(30, x, 38.0)], no_team).ids, vec![1]);
+        t += 0.04;
+    }
+    // confirmed: missing a frame now undoes nothing, and the identity is remembered at (40, 38)
+    k.assign(t, &[], no_team);
+    let near_new = k.assign(t + 0.4, &[obs(31, 41.0, 38.0)], no_team);
+    assert_eq!(near_new.ids, vec![1]);
+}
