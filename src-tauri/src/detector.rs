@@ -11,8 +11,12 @@ use sportz_worker::{AnalyzerFactory, PassThroughFactory, VisionAnalyzerFactory};
 /// The built-in detector (models/sportz-det.onnx; see models/MODEL_CARD.md).
 const DEFAULT_MODEL: &[u8] = include_bytes!("../../models/sportz-det.onnx");
 
+/// Its 8-bit quantisation, the default of live sessions (half the inference time, the same
+/// valid-split AP; models/MODEL_CARD.md, "Session 26").
+const LIVE_MODEL: &[u8] = include_bytes!("../../models/sportz-det-int8.onnx");
+
 /// What the offline roles (`track`, `detect`) say on stderr when they use the built-in model.
-pub const BUILT_IN_NOTE: &str = "note: detecting with the built-in sportz-det (a small 8-bit CPU model trained on two leagues' broadcasts and on synthetic matches; see models/MODEL_CARD.md for what it misses); --model takes any YOLO-family ONNX";
+pub const BUILT_IN_NOTE: &str = "note: detecting with the built-in sportz-det (a small CPU model trained on two leagues' broadcasts and on synthetic matches; see models/MODEL_CARD.md for what it misses); --model takes any YOLO-family ONNX";
 
 /// Writes the built-in detector to `~/.cache/sportz/models/` (once per model version) and
 /// returns its path (`sportz detect` loads it with options of its own).
@@ -20,24 +24,31 @@ pub const BUILT_IN_NOTE: &str = "note: detecting with the built-in sportz-det (a
 /// # Errors
 /// When the cache folder or the file cannot be written.
 pub fn default_model_path() -> anyhow::Result<PathBuf> {
+    cached("sportz-det", DEFAULT_MODEL)
+}
+
+/// [`default_model_path`] for the live sessions' 8-bit model.
+fn live_model_path() -> anyhow::Result<PathBuf> {
+    cached("sportz-det-int8", LIVE_MODEL)
+}
+
+/// `bytes` written once per content to the user's cache as `<name>-<hash>.onnx`.
+fn cached(name: &str, bytes: &[u8]) -> anyhow::Result<PathBuf> {
     // FNV-1a: a stable name per model content, so a new build never reads an old file
-    let hash = DEFAULT_MODEL
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
-        });
+    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
+    });
     let dir = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_else(std::env::temp_dir)
         .join("sportz/models");
-    let path = dir.join(format!("sportz-det-{hash:016x}.onnx"));
+    let path = dir.join(format!("{name}-{hash:016x}.onnx"));
     if !path.is_file() {
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
-        let tmp = dir.join(format!(".sportz-det-{}.tmp", std::process::id()));
-        std::fs::write(&tmp, DEFAULT_MODEL)
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
+        let tmp = dir.join(format!(".{name}-{}.tmp", std::process::id()));
+        std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
         std::fs::rename(&tmp, &path)?;
     }
     Ok(path)
@@ -75,7 +86,17 @@ pub fn select(
         None => {
             match default_model_path().and_then(|p| load(&p).map_err(|e| anyhow::anyhow!("{e}"))) {
                 Ok(f) => {
-                    tracing::info!(device = %AnalyzerFactory::device(&f), "built-in detector sportz-det loaded (a small 8-bit CPU model trained on two leagues' broadcasts and on synthetic matches, models/MODEL_CARD.md; --model takes any YOLO-family ONNX)");
+                    // live sessions run the 8-bit version (loaded when the first starts)
+                    let f = match live_model_path() {
+                        Ok(p) => f.with_live_default(p),
+                        Err(e) => {
+                            tracing::warn!(
+                                "the built-in 8-bit detector is unavailable ({e:#}); live sessions use the float one"
+                            );
+                            f
+                        }
+                    };
+                    tracing::info!(device = %AnalyzerFactory::device(&f), "built-in detector sportz-det loaded (a small CPU model trained on two leagues' broadcasts and on synthetic matches, in 8 bits for live sessions; models/MODEL_CARD.md; --model takes any YOLO-family ONNX)");
                     Ok(Arc::new(f))
                 }
                 Err(e) => {

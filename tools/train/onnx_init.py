@@ -1,5 +1,5 @@
-"""Initialises a TinyDet from an exported float TinyDet ONNX (e.g. models/sportz-det-fp32.onnx,
-whose training checkpoint is not kept; the 8-bit models/sportz-det.onnx is refused).
+"""Initialises a TinyDet from an exported float TinyDet ONNX (e.g. models/sportz-det.onnx,
+whose training checkpoint is not kept; the 8-bit models/sportz-det-int8.onnx is refused).
 
 The TorchScript exporter folds each BatchNorm into its convolution, so the ONNX holds one
 Conv (weight + bias) per conv/BN pair, in forward order, which is also TinyDet's module order.
@@ -24,7 +24,7 @@ def onnx_convs(path):
         if node.op_type == "Conv":
             if node.input[1] not in inits:
                 raise SystemExit(f"{path}: the weights of {node.name} are not stored floats (a quantised model?); "
-                                 "start from the float export, e.g. models/sportz-det-fp32.onnx")
+                                 "start from the float export, e.g. models/sportz-det.onnx")
             w = inits[node.input[1]]
             b = inits[node.input[2]] if len(node.input) > 2 else np.zeros(w.shape[0], np.float32)
             convs.append((w, b))

@@ -12,8 +12,8 @@ frames, sorted by name; the valid splits are kept for measuring), letterboxed ex
 Rust side does (`common.letterbox`). The model's metadata (`names`, `stride`, `imgsz`, ...) is
 kept, with `quantization` added.
 
-    python tools/train/quantize.py --model models/sportz-det-fp32.onnx \
-        --datasets ../shared/assets/datasets --out models/sportz-det.onnx
+    python tools/train/quantize.py --model models/sportz-det.onnx \
+        --datasets ../shared/assets/datasets --out models/sportz-det-int8.onnx
 """
 
 import argparse

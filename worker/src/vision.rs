@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use sportz_contract::worker::SessionConfig;
+use sportz_contract::worker::{SessionConfig, VideoSource};
 use sportz_contract::{EventData, MatchId};
 use sportz_inference::{Detector, DetectorOptions, InferenceError};
 use sportz_vision::RgbImage;
@@ -97,6 +97,9 @@ impl Drop for Pooled {
 #[derive(Debug)]
 pub struct VisionAnalyzerFactory {
     default_model: PathBuf,
+    /// The model of live sessions that name none ([`Self::with_live_default`]); `None`: the
+    /// default model.
+    live_model: Option<PathBuf>,
     options: DetectorOptions,
     device: String,
     pool: Pool,
@@ -195,12 +198,23 @@ impl VisionAnalyzerFactory {
             .insert(default_model.clone(), vec![detector]);
         Ok(Self {
             default_model,
+            live_model: None,
             options,
             device,
             pool,
             loaded,
             lines,
         })
+    }
+
+    /// Live sessions (a stream, or a file replayed in real time) that name no model run `model`
+    /// instead of the default, loaded when the first one starts: a model that keeps up with
+    /// the source where dropping frames would cost more than its small differences (the
+    /// built-in detector's 8-bit version, half the float model's inference time).
+    #[must_use]
+    pub fn with_live_default(mut self, model: impl Into<PathBuf>) -> Self {
+        self.live_model = Some(model.into());
+        self
     }
 
     /// The model a session asks for: its `model` when set (a path, or the default model's file
@@ -212,7 +226,11 @@ impl VisionAnalyzerFactory {
             .map(str::trim)
             .filter(|m| !m.is_empty())
         else {
-            return self.default_model.clone();
+            let live = config.realtime || !matches!(config.source, VideoSource::File(_));
+            return match &self.live_model {
+                Some(m) if live => m.clone(),
+                _ => self.default_model.clone(),
+            };
         };
         let default_names = [
             self.default_model.file_name(),

@@ -181,6 +181,40 @@ async fn a_session_naming_a_missing_model_fails_with_its_path() {
     assert!(message.contains("/no/such/model.onnx"), "{message}");
 }
 
+#[tokio::test]
+async fn live_sessions_naming_no_model_run_the_live_default_and_offline_ones_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = make_clip(dir.path(), "clip.mp4", 1, 10);
+    // the live default does not exist, so a session that picks it fails naming it
+    let live = dir.path().join("live-default.onnx");
+    let run = |realtime: bool, name: &'static str| {
+        let (clip, live, model) = (clip.clone(), live.clone(), tiny_model(dir.path()));
+        async move {
+            let bus = memory_bus();
+            let factory = VisionAnalyzerFactory::new(model, DetectorOptions::cpu())
+                .unwrap()
+                .with_live_default(&live);
+            let mut settings = fast_settings(name);
+            settings.analyzers = Arc::new(factory);
+            let m = MatchId::generate();
+            let mut watch = Watch::new(&bus, m).await;
+            let _w = spawn_worker(&bus, settings);
+            start(&bus, m, file_config(&clip, realtime)).await;
+            let end = if realtime {
+                SessionStatus::Failed
+            } else {
+                SessionStatus::Completed
+            };
+            watch.status(30, end).await;
+            watch.statuses().pop().unwrap().1.unwrap_or_default()
+        }
+    };
+    let message = run(true, "w-live-default").await;
+    assert!(message.contains("live-default.onnx"), "{message}");
+    let message = run(false, "w-offline-default").await;
+    assert!(!message.contains("live-default.onnx"), "{message}");
+}
+
 /// `secs` seconds of the broadcast clip from `from` s, re-encoded into `dir`.
 fn clip_part(clip: &Path, dir: &Path, from: u32, secs: u32) -> PathBuf {
     sportz_testkit::cut_clip(clip, &dir.join("part.mp4"), from, secs)
