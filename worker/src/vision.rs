@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use sportz_contract::worker::{SessionConfig, VideoSource};
+use sportz_contract::worker::SessionConfig;
 use sportz_contract::{EventData, MatchId};
 use sportz_inference::{Detector, DetectorOptions, InferenceError};
 use sportz_vision::RgbImage;
@@ -226,9 +226,8 @@ impl VisionAnalyzerFactory {
             .map(str::trim)
             .filter(|m| !m.is_empty())
         else {
-            let live = config.realtime || !matches!(config.source, VideoSource::File(_));
             return match &self.live_model {
-                Some(m) if live => m.clone(),
+                Some(m) if !config.is_offline() => m.clone(),
                 _ => self.default_model.clone(),
             };
         };

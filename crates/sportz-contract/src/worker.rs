@@ -94,6 +94,14 @@ impl SessionConfig {
             start_at: None,
         }
     }
+
+    /// Offline work: every frame of a file, as fast as it can be read (`sportz track`, a
+    /// non-realtime file session). Everything else is live: frames that arrive in real time and
+    /// may be dropped when the analysis falls behind.
+    #[must_use]
+    pub const fn is_offline(&self) -> bool {
+        !self.realtime && matches!(self.source, VideoSource::File(_))
+    }
 }
 
 /// An entry of `worker:commands`: `{command, match_id, session_id, config}`.
@@ -173,5 +181,33 @@ impl Heartbeat {
     pub fn spare_capacity(&self) -> u32 {
         let active = u32::try_from(self.active_matches.len()).unwrap_or(u32::MAX);
         self.capacity.saturating_sub(active)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SessionConfig, VideoSource};
+
+    #[test]
+    fn only_a_file_read_as_fast_as_possible_is_offline() {
+        let cases = [
+            (VideoSource::File("m.mp4".into()), false, true),
+            (VideoSource::File("m.mp4".into()), true, false),
+            (VideoSource::Http("http://h/m.mp4".into()), false, false),
+            (VideoSource::Rtsp("rtsp://h/s".into()), false, false),
+            (VideoSource::Synthetic(7), false, false),
+            (VideoSource::Device("/dev/video0".into()), true, false),
+        ];
+        for (source, realtime, offline) in cases {
+            let config = SessionConfig {
+                realtime,
+                ..SessionConfig::new(source.clone())
+            };
+            assert_eq!(
+                config.is_offline(),
+                offline,
+                "{source:?}, realtime {realtime}"
+            );
+        }
     }
 }

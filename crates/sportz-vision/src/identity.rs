@@ -192,10 +192,10 @@ impl IdentityKeeper {
         }
         // unconfirmed take-overs whose track was not seen this frame are undone: the identity
         // is remembered where it was before, and the track, if it comes back, is a new one
-        let seen: Vec<u64> = ids.iter().flatten().copied().collect();
-        for (id, who) in &mut self.identities {
+        // (every identity seen this frame was just stamped `last_seen = t_secs`)
+        for who in self.identities.values_mut() {
             if let Some((_, m)) = who.pending
-                && !seen.contains(id)
+                && who.last_seen < t_secs
             {
                 self.published_of.remove(&who.tracker_id);
                 who.last_seen = m.last_seen;

@@ -52,7 +52,7 @@ pub(super) async fn run_pipeline(
             };
         }
     };
-    let offline = !ctx.config.realtime && matches!(ctx.config.source, VideoSource::File(_));
+    let offline = ctx.config.is_offline();
     let mut stages = Stages::start(ctx, publisher, analyzer, offline);
     let control = watch_control(
         ctx.bus.clone(),
