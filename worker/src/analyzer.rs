@@ -88,6 +88,9 @@ pub struct Detected {
     /// The torso colour of each of `detections.people()`, in that order (empty when the
     /// session does not track players).
     pub shirts: Vec<Option<sportz_vision::teams::Colour>>,
+    /// The shirt pixels of each of them, for the published kit colours (same order; empty
+    /// when `shirts` is).
+    pub kits: Vec<sportz_vision::teams::KitPixels>,
 }
 
 /// The detection half of a two-stage analyser ([`Analyzer::detect_stage`]).

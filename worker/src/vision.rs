@@ -24,7 +24,7 @@ use sportz_vision::frame::{EventIds, FrameMeta, build_frame, event_data, event_i
 use sportz_vision::identity::{IdentityConfig, IdentityKeeper, Observed};
 use sportz_vision::image::SharedLineModel;
 use sportz_vision::pitch::Calibration;
-use sportz_vision::teams::{TeamAssigner, TeamConfig, torso_colour};
+use sportz_vision::teams::{TeamAssigner, TeamConfig, kit_pixels, torso_colour};
 use sportz_vision::track::{ByteTracker, TrackerConfig};
 
 use crate::analyzer::{Analysis, Analyzer, AnalyzerError, AnalyzerFactory, DetectStage, Detected};
@@ -406,19 +406,20 @@ impl DetectStage for VisionDetect {
         let image = RgbImage::new(&f.rgb, f.width, f.height).map_err(AnalyzerError::Frame)?;
         let (mut detections, detect_ms) = self.detector.detect(&image, &self.decode)?;
         sportz_vision::detect::recentre_balls(&image, &mut detections.items);
-        let shirts = if self.shirts {
+        let (shirts, kits) = if self.shirts {
             detections
                 .people()
                 .iter()
-                .map(|p| torso_colour(&image, &p.bbox))
-                .collect()
+                .map(|p| (torso_colour(&image, &p.bbox), kit_pixels(&image, &p.bbox)))
+                .unzip()
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         Ok(Detected {
             detections,
             detect_ms,
             shirts,
+            kits,
         })
     }
 }
@@ -622,6 +623,7 @@ impl Analyzer for VisionAnalyzer {
             detections,
             detect_ms,
             shirts,
+            kits,
         } = detected;
         let image = RgbImage::new(&f.rgb, f.width, f.height).map_err(AnalyzerError::Frame)?;
         let people = detections.people();
@@ -653,6 +655,7 @@ impl Analyzer for VisionAnalyzer {
         let calibration = estimate.map(|e| &e.calibration);
 
         let colours: Vec<_>;
+        let shirt_pixels: Vec<_>;
         let players: Vec<Detection> = if self.settings.tracking {
             // shirt colours (from the detection stage) weigh in the association, then vote
             // for the sides
@@ -662,10 +665,12 @@ impl Analyzer for VisionAnalyzer {
                 .into_iter()
                 .unzip();
             colours = indices.iter().map(|&i| shirts[i]).collect();
+            shirt_pixels = indices.iter().map(|&i| kits[i]).collect();
             self.identify(f.video_timestamp, &mut tracked, &colours, calibration);
             tracked
         } else {
             colours = Vec::new();
+            shirt_pixels = Vec::new();
             let min = self.settings.confidence;
             people
                 .iter()
@@ -679,10 +684,11 @@ impl Analyzer for VisionAnalyzer {
         };
         let s = &self.settings;
         if s.teams {
-            for (p, colour) in players.iter().zip(&colours) {
+            for ((p, colour), pixels) in players.iter().zip(&colours).zip(&shirt_pixels) {
                 if let Some(id) = p.track_id {
                     self.teams.observe(id, p.class, *colour);
                 }
+                self.teams.observe_kit(p.class, *colour, pixels);
             }
         }
         let teams = s.teams.then_some(&self.teams);

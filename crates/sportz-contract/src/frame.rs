@@ -150,8 +150,8 @@ pub struct FrameData {
     /// mode (no trustworthy camera for this frame).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub camera: Option<FrameCamera>,
-    /// Extra field: the two kit colours this match's players were sorted by (absent until they
-    /// are learnt), so viewers draw each side in its own colours.
+    /// Extra field: the colours of the two sides' kits (absent until the sides are learnt), so
+    /// viewers draw each side in its own colours.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kits: Option<Kits>,
 }
@@ -169,8 +169,8 @@ pub enum CameraSource {
     Manual,
 }
 
-/// Extra field of `frame.data`: the kit colours of the two sides, as `#rrggbb` (the mean shirt
-/// colour of each side as the camera sees it).
+/// Extra field of `frame.data`: the kit colours of the two sides, as `#rrggbb` (the dominant
+/// shirt colour of each side as the camera sees it).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Kits {

@@ -109,10 +109,12 @@ pub fn build_frame<'a>(
         players,
         latency_ms: meta.latency_ms,
         camera: None,
-        kits: teams.and_then(TeamAssigner::model).map(|m| Kits {
-            home: hex(m.centres[0]),
-            away: hex(m.centres[1]),
-        }),
+        kits: teams
+            .and_then(TeamAssigner::kit_colours)
+            .map(|[home, away]| Kits {
+                home: hex(home),
+                away: hex(away),
+            }),
     }
 }
 

@@ -5,6 +5,9 @@
 //! Which cluster is `home` is a convention: the darker shirt colour (lower R+G+B). The UI may swap.
 //! Referees (by detector class, or by colour) and goalkeepers (whose shirts match neither team)
 //! come out as `other`.
+//!
+//! The colours published for drawing the sides ([`TeamAssigner::kit_colours`]) come from [`kit`]:
+//! the dominant shirt colour, which the mean torso colour is not.
 
 use std::collections::HashMap;
 
@@ -12,6 +15,9 @@ use sportz_contract::{ObjectClass, TeamSide};
 use thiserror::Error;
 
 use crate::{BBox, RgbImage};
+
+mod kit;
+pub use kit::{KIT_SAMPLE, KitPixels, dominant_colour, kit_pixels};
 
 /// A colour as RGB in `0..=1`.
 pub type Colour = [f32; 3];
@@ -39,18 +45,23 @@ pub fn torso_colour(image: &RgbImage<'_>, bbox: &BBox) -> Option<Colour> {
     for y in y0..y1 {
         for x in x0..x1 {
             total += 1;
-            let [r, g, bl] = image.pixel(x, y);
-            let (r, g, bl) = (i32::from(r), i32::from(g), i32::from(bl));
-            if g > r + 15 && g > bl + 15 {
-                continue; // grass
+            let p = image.pixel(x, y);
+            if is_grass(p) {
+                continue;
             }
             kept += 1;
-            for (s, v) in sum.iter_mut().zip([r, g, bl]) {
-                *s += v as f32 / 255.0;
+            for (s, v) in sum.iter_mut().zip(p) {
+                *s += f32::from(v) / 255.0;
             }
         }
     }
     (total > 0 && kept * 4 >= total).then(|| sum.map(|s| s / kept as f32))
+}
+
+/// Grass-green: green above both red and blue by more than 15.
+fn is_grass([r, g, b]: [u8; 3]) -> bool {
+    let (r, g, b) = (i32::from(r), i32::from(g), i32::from(b));
+    g > r + 15 && g > b + 15
 }
 
 fn dist(a: &Colour, b: &Colour) -> f32 {
@@ -247,6 +258,8 @@ pub struct TeamAssigner {
     early: HashMap<u64, Vec<Colour>>,
     votes: HashMap<u64, [u32; 3]>,
     referees: HashMap<u64, u32>,
+    /// Shirt pixels per side (`centres` order), for the published kit colours.
+    kits: [kit::KitPool; 2],
 }
 
 impl TeamAssigner {
@@ -259,6 +272,7 @@ impl TeamAssigner {
             early: HashMap::new(),
             votes: HashMap::new(),
             referees: HashMap::new(),
+            kits: Default::default(),
         }
     }
 
@@ -295,6 +309,39 @@ impl TeamAssigner {
                 }
             }
         }
+    }
+
+    /// Shirt pixels of one person ([`kit_pixels`]) with its torso colour: pooled for the side
+    /// that colour says once the model exists; referees' and outliers' are not.
+    pub fn observe_kit(
+        &mut self,
+        class: Option<ObjectClass>,
+        colour: Option<Colour>,
+        pixels: &KitPixels,
+    ) {
+        if class == Some(ObjectClass::Referee) || pixels.as_slice().is_empty() {
+            return;
+        }
+        let (Some(model), Some(colour)) = (&self.model, colour) else {
+            return;
+        };
+        let k = match model.classify(&colour) {
+            TeamSide::Home => 0,
+            TeamSide::Away => 1,
+            TeamSide::Other => return,
+        };
+        self.kits[k].add(pixels.as_slice());
+    }
+
+    /// The colours to draw the two sides in (home, away): each side's dominant shirt colour
+    /// once enough of its pixels are pooled, its cluster centre until then; `None` before the
+    /// model exists.
+    #[must_use]
+    pub fn kit_colours(&self) -> Option<[Colour; 2]> {
+        let model = self.model.as_ref()?;
+        Some(std::array::from_fn(|k| {
+            self.kits[k].colour().unwrap_or(model.centres[k])
+        }))
     }
 
     fn vote(&mut self, track_id: u64, side: TeamSide) {

@@ -223,6 +223,7 @@ mod tests {
                 detections: sportz_vision::detect::Detections::default(),
                 detect_ms: if thread == "detector" { 1.0 } else { 0.0 },
                 shirts: Vec::new(),
+                kits: Vec::new(),
             })
         }
     }
