@@ -13,6 +13,7 @@ mod align;
 mod ball;
 mod camera;
 mod events;
+mod kits;
 mod players;
 pub(crate) mod table;
 
@@ -20,6 +21,7 @@ use align::{align, truth_period};
 use ball::ball;
 use camera::camera;
 use events::events;
+use kits::kits;
 use players::players;
 
 /// The IoU at which IDF1 and CLEAR count a match, and at which a prediction is matched to an
@@ -216,6 +218,22 @@ pub struct CameraMetrics {
     pub cut_pixel_mode_share: Option<f64>,
 }
 
+/// The published kit colours (`frame.data.kits` of the last frame that has them) against the
+/// true shirts, each published colour paired with the true shirt it is nearer to (which side the
+/// worker calls home is a convention). `None` when the truth has no shirts (no `meta.json`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KitMetrics {
+    /// `#rrggbb` of the true home and away shirts.
+    pub truth: [String; 2],
+    /// The published colours in the same order; `None` when no frame has kits.
+    pub published: Option<[String; 2]>,
+    /// RGB distance (0..=255 per channel) of each published colour from its shirt.
+    pub error: Option<[f64; 2]>,
+    /// Predicted frames with kits, of all predicted frames.
+    pub frames_with_kits: u64,
+    pub frames: u64,
+}
+
 /// Everything `sportz eval` reports; `Serialize` for `--json`, [`Report::table`] for people.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
@@ -225,6 +243,7 @@ pub struct Report {
     pub ball: BallMetrics,
     pub events: EventMetrics,
     pub camera: CameraMetrics,
+    pub kits: Option<KitMetrics>,
 }
 
 /// The contract kind a synth (truth) event kind is compared with. The synth speaks the
@@ -300,5 +319,6 @@ pub fn evaluate(
         ball: ball(&truth.frames, &pred.frames, &pairs, opts),
         events: events(truth, pred, span, opts),
         camera: camera(&truth.frames, &pred.frames, &pairs),
+        kits: kits(truth.kits, &pred.frames),
     })
 }

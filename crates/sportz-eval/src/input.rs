@@ -16,6 +16,8 @@ pub struct Truth {
     pub frames: Vec<FrameTruth>,
     /// The true events (`events.json`), sorted by time.
     pub events: Vec<EventTruth>,
+    /// The home and away shirt colours (the synth's `meta.json`), when known.
+    pub kits: Option<[[u8; 3]; 2]>,
 }
 
 impl Truth {
@@ -24,7 +26,18 @@ impl Truth {
     pub fn new(mut frames: Vec<FrameTruth>, mut events: Vec<EventTruth>) -> Self {
         frames.sort_by_key(|f| f.frame_number);
         events.sort_by(|a, b| a.time_secs.total_cmp(&b.time_secs));
-        Self { frames, events }
+        Self {
+            frames,
+            events,
+            kits: None,
+        }
+    }
+
+    /// The same truth with the two sides' shirt colours (home, away).
+    #[must_use]
+    pub const fn with_kits(mut self, kits: [[u8; 3]; 2]) -> Self {
+        self.kits = Some(kits);
+        self
     }
 
     /// Truth from the frames alone, the events taken from each frame's `events` (the same events
@@ -147,4 +160,27 @@ pub fn parse_predictions(
         });
     }
     Ok(out)
+}
+
+/// The home and away shirt colours of the synth's `meta.json` (`shirts.home`, `shirts.away`, each
+/// `[r, g, b]`).
+///
+/// # Errors
+/// [`EvalError::Document`] when the text is not JSON with those fields.
+pub fn parse_meta_kits(text: &str, source_name: &str) -> Result<[[u8; 3]; 2], EvalError> {
+    #[derive(serde::Deserialize)]
+    struct Shirts {
+        home: [u8; 3],
+        away: [u8; 3],
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        shirts: Shirts,
+    }
+    let meta: Meta = serde_json::from_str(text).map_err(|e| EvalError::Document {
+        source_name: source_name.to_owned(),
+        expected: "the synth's meta.json with shirts.home and shirts.away as [r, g, b]",
+        reason: e.to_string(),
+    })?;
+    Ok([meta.shirts.home, meta.shirts.away])
 }

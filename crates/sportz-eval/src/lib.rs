@@ -90,8 +90,10 @@ pub mod summary;
 pub use error::EvalError;
 pub use eval::{
     BallMetrics, CameraMetrics, EvalOptions, EventMetrics, EventScore, FrameAlignment, FrameCounts,
-    MATCH_IOU, NotComparable, PlayerMetrics, Report, contract_kind_of_truth, evaluate,
+    KitMetrics, MATCH_IOU, NotComparable, PlayerMetrics, Report, contract_kind_of_truth, evaluate,
     truth_pitch_to_contract,
 };
 pub use export::ExportOptions;
-pub use input::{Predictions, Truth, parse_events_json, parse_predictions, parse_truth_jsonl};
+pub use input::{
+    Predictions, Truth, parse_events_json, parse_meta_kits, parse_predictions, parse_truth_jsonl,
+};

@@ -20,7 +20,7 @@ pub type Reading = fn(&Report) -> Option<f64>;
 
 /// The figures a summary compares, in column order: name, which way is better, and how to read
 /// it from a report.
-pub const HEADLINE: [(&str, Better, Reading); 10] = [
+pub const HEADLINE: [(&str, Better, Reading); 11] = [
     ("HOTA", Better::Higher, |r| Some(r.players.hota)),
     ("AssA", Better::Higher, |r| Some(r.players.ass_a)),
     ("IDF1", Better::Higher, |r| Some(r.players.identity.idf1)),
@@ -36,6 +36,10 @@ pub const HEADLINE: [(&str, Better, Reading); 10] = [
     ("pitch m", Better::Lower, |r| r.players.pitch_error_m),
     ("pitch p95", Better::Lower, |r| r.players.pitch_error_p95_m),
     ("cam ≤1 m", Better::Higher, |r| r.camera.accurate_share),
+    ("kit RGB", Better::Lower, |r| {
+        // the worse of the two sides
+        r.kits.as_ref()?.error.map(|[h, a]| h.max(a))
+    }),
 ];
 
 /// One figure over the runs.
@@ -126,7 +130,7 @@ impl Summary {
     pub fn table(&self) -> String {
         let cell = |v: Option<f64>, name: &str| match v {
             None => "n/a".to_owned(),
-            Some(v) if name == "ID sw" => format!("{v:.0}"),
+            Some(v) if name == "ID sw" || name == "kit RGB" => format!("{v:.0}"),
             Some(v) if name.starts_with("pitch") => format!("{v:.2}"),
             Some(v) => format!("{v:.3}"),
         };

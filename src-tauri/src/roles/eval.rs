@@ -114,6 +114,18 @@ fn tracking(
         );
         sportz_eval::Truth::from_frames(frames)
     };
+    // the synth's meta.json beside the truth holds the shirts the kit colours are scored on
+    let meta_path = truth_path.with_file_name("meta.json");
+    let truth = if meta_path.is_file() {
+        let text = std::fs::read_to_string(&meta_path)
+            .with_context(|| format!("cannot read {}", meta_path.display()))?;
+        truth.with_kits(sportz_eval::parse_meta_kits(
+            &text,
+            &meta_path.display().to_string(),
+        )?)
+    } else {
+        truth
+    };
     let pred = sportz_eval::parse_predictions(
         open_reader(pred_path, "predictions")?,
         &pred_path.display().to_string(),

@@ -247,6 +247,41 @@ impl Report {
                 share(c.cut_pixel_mode_share, c.cut_frames_pixel_mode),
             ],
         ]));
+        if let Some(k) = &self.kits {
+            let _ = writeln!(
+                out,
+                "\nkits (published colour of the last frame against the true shirt)"
+            );
+            let published = |i: usize| {
+                k.published
+                    .as_ref()
+                    .map_or_else(|| s("none"), |p| p[i].clone())
+            };
+            let error = |i: usize| k.error.map_or_else(|| s("n/a"), |e| format!("{:.0}", e[i]));
+            out.push_str(&grid(&[
+                vec![
+                    s("side"),
+                    s("true shirt"),
+                    s("published"),
+                    s("RGB distance"),
+                    s("frames with kits"),
+                ],
+                vec![
+                    s("home"),
+                    k.truth[0].clone(),
+                    published(0),
+                    error(0),
+                    format!("{} of {}", k.frames_with_kits, k.frames),
+                ],
+                vec![
+                    s("away"),
+                    k.truth[1].clone(),
+                    published(1),
+                    error(1),
+                    String::new(),
+                ],
+            ]));
+        }
         out
     }
 }
