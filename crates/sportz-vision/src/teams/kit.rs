@@ -12,7 +12,7 @@ use crate::{BBox, RgbImage};
 pub const KIT_SAMPLE: usize = 24;
 
 /// Pixels a side's pool keeps (the most recent).
-const POOL: usize = 4096;
+const POOL: usize = 16384;
 /// Pixels a pool needs before it publishes a colour of its own.
 const MIN_POOL: usize = 256;
 /// New pixels between two recomputations of a pool's colour.
@@ -166,10 +166,11 @@ const MIN_VALUE: f32 = 0.15;
 /// A kit is coloured when at least this share of its pixels are.
 const MIN_COLOURED_SHARE: f32 = 0.4;
 /// Pixels within this many degrees of the dominant hue make the colour.
-const HUE_WINDOW: f32 = 20.0;
+const HUE_WINDOW: f32 = 15.0;
 
 /// The dominant colour of a kit's pixels: when enough of them are coloured, the per-channel
-/// median of the coloured pixels near the most common hue (10° bins, smoothed over neighbours);
+/// median of the coloured pixels near the most common hue (10° bins weighted by saturation,
+/// neighbours at half weight);
 /// otherwise (white, grey, black kits) the median of the unsaturated ones. `None` for no pixels.
 #[must_use]
 pub fn dominant_colour(pixels: &[[u8; 3]]) -> Option<Colour> {
@@ -180,12 +181,16 @@ pub fn dominant_colour(pixels: &[[u8; 3]]) -> Option<Colour> {
     let coloured = |(_, s, v): (f32, f32, f32)| s >= MIN_SATURATION && v >= MIN_VALUE;
     let n_coloured = hsv.iter().filter(|&&x| coloured(x)).count();
     let chosen: Vec<[u8; 3]> = if n_coloured as f32 >= MIN_COLOURED_SHARE * pixels.len() as f32 {
-        let mut bins = [0u32; 36];
-        for &(h, _, _) in hsv.iter().filter(|&&x| coloured(x)) {
-            bins[(h / 10.0) as usize % 36] += 1;
+        // weighted by saturation: a shirt's colour is more saturated than the skin and the
+        // grass-mixed edges that share its hue range
+        let mut bins = [0f32; 36];
+        for &(h, s, _) in hsv.iter().filter(|&&x| coloured(x)) {
+            bins[(h / 10.0) as usize % 36] += s;
         }
-        let smoothed = |i: usize| bins[(i + 35) % 36] + bins[i] + bins[(i + 1) % 36];
-        let mode = (0..36).max_by_key(|&i| (smoothed(i), std::cmp::Reverse(i)))?;
+        // neighbours at half weight: a hue on a bin edge is not split in two, and two hues
+        // two bins apart do not make a mode between them
+        let smoothed = |i: usize| 0.5 * (bins[(i + 35) % 36] + bins[(i + 1) % 36]) + bins[i];
+        let mode = (0..36).max_by(|&a, &b| smoothed(a).total_cmp(&smoothed(b)).then(b.cmp(&a)))?;
         let centre = mode as f32 * 10.0 + 5.0;
         pixels
             .iter()

@@ -93,7 +93,7 @@ fn repeat(parts: &[([u8; 3], usize)]) -> Vec<[u8; 3]> {
 #[test]
 fn dominant_colours() {
     type Case = (&'static str, Vec<[u8; 3]>, Option<[u8; 3]>);
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         // a red shirt with light shoulders and skin: the red
         (
             "red with pink-white",
@@ -134,6 +134,16 @@ fn dominant_colours() {
             "yellow",
             repeat(&[([240, 210, 30], 90), ([40, 30, 20], 10)]),
             Some([240, 210, 30]),
+        ),
+        // more skin than shirt (a distant player), but the shirt is the more saturated
+        (
+            "red shirt, more skin",
+            repeat(&[
+                ([182, 60, 54], 35),
+                ([205, 150, 110], 45),
+                ([250, 250, 250], 20),
+            ]),
+            Some([182, 60, 54]),
         ),
         ("nothing", Vec::new(), None),
     ];
