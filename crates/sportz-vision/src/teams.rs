@@ -349,7 +349,19 @@ impl TeamAssigner {
         self.votes.entry(track_id).or_default()[i] += 1;
     }
 
-    /// The track's side by majority over its life; `None` until it has enough votes.
+    /// Whether the two sides wear one kit: both sides' pooled shirt colours are known and lie
+    /// within [`kit::ONE_KIT_RGB`] of each other, so the clustering split one kit by shading or
+    /// numbers, not two teams (`sportz synth --one-kit`). Sides are then not told apart.
+    #[must_use]
+    pub fn one_kit(&self) -> bool {
+        match (self.kits[0].colour(), self.kits[1].colour()) {
+            (Some(a), Some(b)) => dist(&a, &b) * 255.0 < kit::ONE_KIT_RGB,
+            _ => false,
+        }
+    }
+
+    /// The track's side by majority over its life; `None` until it has enough votes, and for
+    /// the two teams' sides when both wear one kit ([`Self::one_kit`]).
     #[must_use]
     pub fn team_of(&self, track_id: u64) -> Option<TeamSide> {
         let votes = self.votes.get(&track_id).copied().unwrap_or_default();
@@ -361,7 +373,8 @@ impl TeamAssigner {
             .iter()
             .enumerate()
             .max_by_key(|(i, n)| (**n, std::cmp::Reverse(*i)))?;
-        (*n >= self.cfg.min_votes).then_some(SIDES[i])
+        let side = (*n >= self.cfg.min_votes).then_some(SIDES[i])?;
+        (side == TeamSide::Other || !self.one_kit()).then_some(side)
     }
 
     /// Drops a finished track's votes.

@@ -11,6 +11,12 @@ use crate::{BBox, RgbImage};
 /// Pixels one crop gives at most.
 pub const KIT_SAMPLE: usize = 24;
 
+/// Two sides whose kit colours lie closer than this (RGB distance, 0..=255 per channel) wear
+/// one kit. Measured: one kit split in two by the clustering gives 0–2 (`sportz synth --one-kit`,
+/// seed 13579); the synth's most alike pair of kits (red and orange) 111 apart, the shared real
+/// clip's 115.
+pub const ONE_KIT_RGB: f32 = 30.0;
+
 /// Pixels a side's pool keeps (the most recent).
 const POOL: usize = 16384;
 /// Pixels a pool needs before it publishes a colour of its own.

@@ -209,3 +209,81 @@ fn the_assigner_publishes_each_sides_pooled_shirt_colour() {
         "{kits:?}"
     );
 }
+
+#[test]
+fn one_kit_split_in_two_by_shading_is_no_sides() {
+    let mut teams = TeamAssigner::new(TeamConfig::default());
+    // one yellow kit, its torso means split by shading into a lit and a shaded cluster
+    let (lit, shaded) = ([0.9, 0.8, 0.2], [0.6, 0.5, 0.1]);
+    for i in 0..40u64 {
+        teams.observe(
+            i,
+            Some(ObjectClass::Player),
+            Some(if i % 2 == 0 { lit } else { shaded }),
+        );
+    }
+    for i in 0..40u64 {
+        teams.observe(
+            i,
+            Some(ObjectClass::Player),
+            Some(if i % 2 == 0 { lit } else { shaded }),
+        );
+        teams.observe(
+            i,
+            Some(ObjectClass::Player),
+            Some(if i % 2 == 0 { lit } else { shaded }),
+        );
+    }
+    teams.observe(99, Some(ObjectClass::Referee), None);
+    assert!(!teams.one_kit(), "no pixels pooled yet");
+    assert!(teams.team_of(0).is_some() && teams.team_of(1).is_some());
+    assert_ne!(
+        teams.team_of(0),
+        teams.team_of(1),
+        "the clustering's two sides"
+    );
+    // both clusters' shirt pixels are the one yellow
+    let yellow = KitPixels {
+        px: [[240, 210, 30]; KIT_SAMPLE],
+        len: KIT_SAMPLE,
+    };
+    let yellowish = KitPixels {
+        px: [[236, 205, 36]; KIT_SAMPLE],
+        len: KIT_SAMPLE,
+    };
+    for _ in 0..20 {
+        teams.observe_kit(Some(ObjectClass::Player), Some(lit), &yellow);
+        teams.observe_kit(Some(ObjectClass::Player), Some(shaded), &yellowish);
+    }
+    assert!(teams.one_kit());
+    assert_eq!((teams.team_of(0), teams.team_of(1)), (None, None));
+    assert_eq!(
+        teams.team_of(99),
+        Some(TeamSide::Other),
+        "a referee is still a referee"
+    );
+
+    // two kits closer than any pair the synth plays (red and maroon, 83 apart) stay two sides
+    let mut two = TeamAssigner::new(TeamConfig::default());
+    for i in 0..120u64 {
+        two.observe(
+            i % 40,
+            Some(ObjectClass::Player),
+            Some(if i % 2 == 0 { lit } else { shaded }),
+        );
+    }
+    let a = KitPixels {
+        px: [[200, 28, 36]; KIT_SAMPLE],
+        len: KIT_SAMPLE,
+    };
+    let b = KitPixels {
+        px: [[118, 22, 48]; KIT_SAMPLE],
+        len: KIT_SAMPLE,
+    };
+    for _ in 0..20 {
+        two.observe_kit(Some(ObjectClass::Player), Some(lit), &a);
+        two.observe_kit(Some(ObjectClass::Player), Some(shaded), &b);
+    }
+    assert!(!two.one_kit());
+    assert!(two.team_of(0).is_some() && two.team_of(1).is_some());
+}
