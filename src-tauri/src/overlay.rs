@@ -21,9 +21,8 @@ pub const OTHER: Rgba = Rgba::rgb(255, 190, 11);
 
 /// `#rrggbb` → a colour; `None` for anything else.
 fn parse_hex(s: &str) -> Option<Rgba> {
-    let h = s.strip_prefix('#').filter(|h| h.len() == 6)?;
-    let c = |i: usize| u8::from_str_radix(h.get(i..i + 2)?, 16).ok();
-    Some(Rgba::rgb(c(0)?, c(2)?, c(4)?))
+    let [r, g, b] = sportz_contract::frame::rgb_of_hex(s)?;
+    Some(Rgba::rgb(r, g, b))
 }
 
 /// The home and away colours of a frame: its learnt kits, else the fixed palette.

@@ -178,6 +178,28 @@ pub struct Kits {
     pub away: String,
 }
 
+impl Kits {
+    /// The two colours as RGB (home, away); `None` when either is not `#rrggbb`.
+    #[must_use]
+    pub fn rgb(&self) -> Option<[[u8; 3]; 2]> {
+        Some([rgb_of_hex(&self.home)?, rgb_of_hex(&self.away)?])
+    }
+}
+
+/// `#rrggbb` (either case) → RGB; `None` for anything else.
+#[must_use]
+pub fn rgb_of_hex(s: &str) -> Option<[u8; 3]> {
+    let h = s.strip_prefix('#').filter(|h| h.len() == 6)?;
+    let c = |i: usize| u8::from_str_radix(h.get(i..i + 2)?, 16).ok();
+    Some([c(0)?, c(2)?, c(4)?])
+}
+
+/// RGB → `#rrggbb` (lower case), as [`Kits`] carries colours.
+#[must_use]
+pub fn hex_of_rgb([r, g, b]: [u8; 3]) -> String {
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
 /// Extra field of `frame.data`: the frame's own image → pitch mapping.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -229,5 +251,26 @@ impl FrameData {
             video_timestamp: self.video_timestamp,
             players: self.players.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Kits, hex_of_rgb, rgb_of_hex};
+
+    #[test]
+    fn kit_colours_round_trip_and_bad_ones_are_refused() {
+        assert_eq!(rgb_of_hex("#f0d21e"), Some([240, 210, 30]));
+        assert_eq!(rgb_of_hex("#F0D21E"), Some([240, 210, 30]));
+        assert_eq!(hex_of_rgb([240, 210, 30]), "#f0d21e");
+        for bad in ["f0d21e", "#f0d2", "#f0d21e0", "#g0d21e", "#é0d21", "", "#"] {
+            assert_eq!(rgb_of_hex(bad), None, "{bad:?}");
+        }
+        let kits = |home: &str| Kits {
+            home: home.to_owned(),
+            away: "#000000".to_owned(),
+        };
+        assert_eq!(kits("#ffffff").rgb(), Some([[255; 3], [0; 3]]));
+        assert_eq!(kits("white").rgb(), None);
     }
 }

@@ -121,8 +121,7 @@ pub fn build_frame<'a>(
 /// `#rrggbb` of a colour in `0..=1`.
 fn hex(c: crate::teams::Colour) -> String {
     // clamped to 0..=255 first
-    let [r, g, b] = c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8);
-    format!("#{r:02x}{g:02x}{b:02x}")
+    sportz_contract::frame::hex_of_rgb(c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8))
 }
 
 /// The event engine's view of the trackers' output.

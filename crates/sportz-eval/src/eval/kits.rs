@@ -3,21 +3,9 @@
 //! with the two true shirts the way that fits best.
 
 use sportz_contract::FrameData;
+use sportz_contract::frame::hex_of_rgb as hex;
 
 use crate::KitMetrics;
-
-fn parse_hex(s: &str) -> Option<[u8; 3]> {
-    let s = s.strip_prefix('#')?;
-    if s.len() != 6 {
-        return None;
-    }
-    let c = |i: usize| u8::from_str_radix(s.get(i..i + 2)?, 16).ok();
-    Some([c(0)?, c(2)?, c(4)?])
-}
-
-fn hex(c: [u8; 3]) -> String {
-    format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
-}
 
 /// Euclidean distance in RGB, 0..=255 per channel.
 fn distance(a: [u8; 3], b: [u8; 3]) -> f64 {
@@ -31,11 +19,7 @@ fn distance(a: [u8; 3], b: [u8; 3]) -> f64 {
 /// `None` without true shirts; else the last predicted frame's kits paired with them.
 pub(super) fn kits(truth: Option<[[u8; 3]; 2]>, pred: &[FrameData]) -> Option<KitMetrics> {
     let truth = truth?;
-    let with_kits: Vec<[[u8; 3]; 2]> = pred
-        .iter()
-        .filter_map(|f| f.kits.as_ref())
-        .filter_map(|k| Some([parse_hex(&k.home)?, parse_hex(&k.away)?]))
-        .collect();
+    let with_kits: Vec<[[u8; 3]; 2]> = pred.iter().filter_map(|f| f.kits.as_ref()?.rgb()).collect();
     let published = with_kits.last().map(|&[a, b]| {
         let straight = distance(a, truth[0]) + distance(b, truth[1]);
         let crossed = distance(b, truth[0]) + distance(a, truth[1]);
@@ -53,15 +37,6 @@ pub(super) fn kits(truth: Option<[[u8; 3]; 2]>, pred: &[FrameData]) -> Option<Ki
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hex_colours_round_trip_and_bad_ones_are_refused() {
-        assert_eq!(parse_hex("#f0d21e"), Some([240, 210, 30]));
-        assert_eq!(hex([240, 210, 30]), "#f0d21e");
-        for bad in ["f0d21e", "#f0d2", "#f0d21e0", "#g0d21e", "#é0d21"] {
-            assert_eq!(parse_hex(bad), None, "{bad}");
-        }
-    }
 
     #[test]
     fn the_published_pair_is_matched_to_the_shirts_either_way_round() {
