@@ -19,7 +19,10 @@
 //!   within `shot_max_distance_m` (once per flight).
 //! - `ball_out`: the ball beyond the lines by `ball_out_margin_m` for `ball_out_frames` detected
 //!   frames (not when it went in). Over a goal line it is published `goal_confirm_secs` later,
-//!   dated to the exit, unless the ball turns up in the net meanwhile.
+//!   dated to the exit, unless the ball turns up in the net meanwhile. Its `restart` detail:
+//!   `throw_in` over a touchline; over a goal line `corner_kick` when the last holder's side
+//!   defends that goal, `goal_kick` when the other side does (which side defends which goal:
+//!   `ends.rs`, from where the sides stand), none when either is unknown.
 //! - `goal`: the ball crosses a goal line between the posts, or lies in the net (behind the line,
 //!   between the posts, within `net_depth_m`) for `ball_out_frames` detected frames — a ball
 //!   flying in above the ground is projected beyond the far post by the ground homography and
@@ -40,6 +43,8 @@ use sportz_contract::{EventKind, TeamSide};
 
 use crate::Point;
 use crate::pitch::{GOAL_HALF_WIDTH_M, LENGTH_M, WIDTH_M, is_inside};
+
+mod ends;
 
 /// Every threshold of the engine.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -184,6 +189,7 @@ struct GoalLineExit {
     team: Option<TeamSide>,
     player: Option<u64>,
     confidence: f64,
+    restart: Option<&'static str>,
 }
 
 /// A pass attempt nobody received, ready to publish.
@@ -232,6 +238,8 @@ pub struct EventEngine {
     /// Waiting for a kick-off: at the start (until anybody has the ball) or after a goal (until
     /// the kick-off, with or without the ball seen at anybody's feet on the spot).
     kickoff: Option<Kickoff>,
+    /// Which goal each side defends.
+    ends: ends::Ends,
 }
 
 /// Which kick-off the engine waits for.
@@ -280,6 +288,7 @@ impl EventEngine {
             kick_out: false,
             kick_closed: None,
             kickoff: Some(Kickoff::Start),
+            ends: ends::Ends::new(),
         }
     }
 
@@ -374,6 +383,7 @@ impl EventEngine {
         if let Some(h) = self.holder.as_mut().filter(|h| h.team.is_none()) {
             h.team = in_frame(f, h.track_id).and_then(|p| p.team);
         }
+        self.ends.observe(f.video_timestamp, f.players);
         let (holder_team, holder_id) = self
             .holder
             .map_or((None, None), |h| (h.team, Some(h.track_id)));
@@ -517,6 +527,7 @@ impl EventEngine {
                         team: holder_team,
                         player: holder_id,
                         confidence: ball.confidence,
+                        restart: self.ends.goal_line_restart(pos.x < 0.0, holder_team),
                     });
                 } else {
                     emit.push(
@@ -526,7 +537,10 @@ impl EventEngine {
                         holder_team,
                         holder_id,
                         ball.confidence,
-                        detail(&[("line", Value::from("touchline"))]),
+                        detail(&[
+                            ("line", Value::from("touchline")),
+                            ("restart", Value::from("throw_in")),
+                        ]),
                     );
                     // a kick out over a touchline: a pass nobody received, unless somebody
                     // has the ball in time after all (a ball in the air projects beyond the
@@ -815,7 +829,13 @@ fn emit_goal_line_out(emit: &mut Emitted, x: &GoalLineExit) {
         x.team,
         x.player,
         x.confidence,
-        detail(&[("line", Value::from("goal_line"))]),
+        match x.restart {
+            Some(r) => detail(&[
+                ("line", Value::from("goal_line")),
+                ("restart", Value::from(r)),
+            ]),
+            None => detail(&[("line", Value::from("goal_line"))]),
+        },
     );
 }
 

@@ -704,3 +704,64 @@ fn the_kick_off_after_a_goal_waits_for_the_spot_and_passes_from_it() {
         .hold(3, |_| Some(at(52.5, 34.0)), &later);
     assert!(!s.run().iter().any(|e| e.player_track_id == Some(5)));
 }
+
+#[test]
+fn a_ball_out_over_a_goal_line_is_a_corner_or_a_goal_kick_by_who_touched_it_last() {
+    // home defends the right goal: its block stands deeper (80–95) than away's attack (70–90)
+    let stand = |with_ball: u64| {
+        let mut p = vec![
+            player(2, HOME, 92.0, 30.0),
+            player(3, HOME, 88.0, 40.0),
+            player(4, HOME, 95.0, 34.0),
+            player(5, HOME, 80.0, 20.0),
+            player(7, AWAY, 70.0, 25.0),
+            player(8, AWAY, 75.0, 45.0),
+            player(9, AWAY, 85.0, 34.0),
+        ];
+        p.retain(|q| q.track_id != with_ball);
+        p.push(player(
+            with_ball,
+            if with_ball < 6 { HOME } else { AWAY },
+            90.0,
+            34.0,
+        ));
+        p
+    };
+    let restart = |with_ball: u64, to: Point| {
+        let players = stand(with_ball);
+        let s = Script::default()
+            .hold(50, |_| Some(at(90.3, 34.2)), &players)
+            .roll(at(90.3, 34.2), to, 20.0, &players)
+            .hold(60, |_| Some(to), &players);
+        let events = s.run();
+        let out = events
+            .iter()
+            .find(|e| e.kind == BallOut)
+            .unwrap_or_else(|| panic!("no ball out: {events:#?}"));
+        assert_eq!(out.player_track_id, Some(with_ball));
+        (
+            out.details["line"].clone(),
+            out.details.get("restart").cloned(),
+        )
+    };
+    // the attacker's shot wide: a goal kick; the defender's touch over his own line: a corner
+    let wide = at(106.5, 40.0);
+    assert_eq!(
+        restart(9, wide),
+        ("goal_line".into(), Some("goal_kick".into()))
+    );
+    assert_eq!(
+        restart(4, wide),
+        ("goal_line".into(), Some("corner_kick".into()))
+    );
+    // over a touchline: a throw-in, whoever touched it
+    assert_eq!(
+        restart(9, at(90.0, -1.0)),
+        ("touchline".into(), Some("throw_in".into()))
+    );
+    // ends unknown (one player, as in the other tests): no restart over a goal line
+    let (s, striker) = striker_kicks_to(at(106.5, 39.5));
+    let s = s.hold(60, |_| Some(at(106.5, 39.5)), &striker);
+    let out = s.run().into_iter().find(|e| e.kind == BallOut).unwrap();
+    assert_eq!(out.details.get("restart"), None);
+}
