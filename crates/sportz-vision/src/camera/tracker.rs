@@ -86,6 +86,13 @@ pub struct TrackerSettings {
     /// hundreds of frames, 12–19 m off, where the right one has 0.95).
     pub recheck_every: u64,
     pub recheck_gain: f64,
+    /// A followed camera with fewer than this share of its samples on lines is rechecked
+    /// every `recheck_every` frames without backing off, searching every main-camera stand
+    /// within [`HOME_RADIUS_M`] of home rather than from home first: on the shared real clip
+    /// the 8-bit detector's run followed a wrong camera at 0.34–0.45 support for 200 frames
+    /// (3–7 m off), which searches from home never replaced and a search over the nearby
+    /// stands did (0.60) once the rechecks stopped backing off.
+    pub recheck_faint_below: f64,
     /// The line fit's search reach per round (pixels) when the picture's motion is reliable:
     /// the chained camera is then within a pixel or two of the lines, and the wide first round
     /// of [`RefineConfig::reach_px`] (for a camera brought forward without motion) is half the
@@ -121,6 +128,7 @@ impl Default for TrackerSettings {
             recheck_below: 0.85,
             recheck_every: 25,
             recheck_gain: 0.1,
+            recheck_faint_below: 0.45,
             follow_reach_px: [10.0, 5.0, 5.0],
             work_width: super::work::DEFAULT_WORK_WIDTH,
         }
@@ -261,6 +269,8 @@ pub struct CameraTracker {
     /// The first frame a poorly supported followed camera may be searched for again, and the
     /// gap between such searches (doubling while they find nothing better).
     next_recheck: u64,
+    /// The frame of the last recheck (faint cameras are rechecked every `recheck_every`).
+    last_recheck: u64,
     recheck_gap: u64,
     /// Searches run to the end without a camera since the last cut or camera found
     /// ([`TrackerSettings::retry_backoff_max`]).
@@ -356,6 +366,21 @@ pub fn next_recheck_gap(gap: u64, every: u64, outcome: Recheck) -> u64 {
     (gap.max(every) * factor).min(16 * every)
 }
 
+/// Whether a poorly supported followed camera is searched for again at `frame`: when the
+/// backed-off gap is over (`next_recheck`), or — for a camera on faint support
+/// ([`TrackerSettings::recheck_faint_below`]) — `every` frames after the last search whatever
+/// the back-off.
+#[must_use]
+pub const fn recheck_due(
+    frame: u64,
+    next_recheck: u64,
+    last_recheck: u64,
+    every: u64,
+    faint: bool,
+) -> bool {
+    frame >= next_recheck || (faint && frame >= last_recheck.saturating_add(every))
+}
+
 /// How far from where the main camera last looked, `frames` ago, a camera found now may look.
 #[must_use]
 pub fn view_radius_m(frames: u64) -> f64 {
@@ -443,6 +468,7 @@ impl CameraTracker {
             last_view: None,
             support: None,
             next_recheck: 0,
+            last_recheck: 0,
             recheck_gap: 0,
             failed_searches: 0,
             motion_was_reliable: false,
@@ -846,15 +872,33 @@ impl CameraTracker {
         }
         // a camera followed with few of its lines on the picture may be an alias that a
         // search would now replace: now and then, look again and keep a clearly better fit
+        let (gain, every) = (s.recheck_gain, s.recheck_every);
+        // on faint support the followed camera may have drifted onto a wrong view: look from
+        // every main stand near home, and keep looking (every `every` frames, whatever the
+        // back-off)
+        let faint = confidence < s.recheck_faint_below;
+        let due = recheck_due(
+            self.frame,
+            self.next_recheck,
+            self.last_recheck,
+            every,
+            faint,
+        );
         let recheck = confirmed
             && !s.deferred_init
             && s.recheck_every > 0
             && confidence < s.recheck_below
-            && self.frame >= self.next_recheck;
-        let (gain, every) = (s.recheck_gain, s.recheck_every);
+            && due;
         let mut switched = false;
         if recheck {
-            let plan = self.init_plan();
+            let plan = if faint {
+                vec![SearchStep {
+                    config: s.init.clone(),
+                    max_from_home_m: Some(HOME_RADIUS_M),
+                }]
+            } else {
+                self.init_plan()
+            };
             let found = search(img, boxes, &self.samples, &self.coarse, self.home(), &plan);
             let outcome = match found {
                 Ok(better) if better.support() >= confidence + gain => {
@@ -866,8 +910,13 @@ impl CameraTracker {
                 Ok(_) => Recheck::NoBetter,
                 Err(_) => Recheck::NothingFound,
             };
-            self.recheck_gap = next_recheck_gap(self.recheck_gap, every, outcome);
+            self.recheck_gap = if faint {
+                every
+            } else {
+                next_recheck_gap(self.recheck_gap, every, outcome)
+            };
             self.next_recheck = self.frame + self.recheck_gap;
+            self.last_recheck = self.frame;
         }
         let s = &self.settings;
         if unconfirmed > s.max_unconfirmed || cam.check().is_err() {

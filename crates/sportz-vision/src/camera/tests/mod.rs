@@ -10,7 +10,7 @@ use super::motion::MotionTracker;
 use super::refine::{LineFit, RefineConfig, fit_to_lines};
 use super::tracker::{
     CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, NoCamera, Recheck, TrackerSettings, may_reposition,
-    next_recheck_gap, repositioned_is_better, view_radius_m,
+    next_recheck_gap, recheck_due, repositioned_is_better, view_radius_m,
 };
 use super::work::{initialise_at_work_width, initialise_still};
 use crate::pitch::{Calibration, Homography};
@@ -816,6 +816,31 @@ fn rechecks_come_less_often_while_they_find_nothing_better() {
             })
             .collect();
         assert_eq!(&got, gaps, "{outcomes:?}");
+    }
+}
+
+/// A camera on faint support is searched for again every `recheck_every` frames even while the
+/// back-off holds a well-supported one's searches off (the shared real clip's 8-bit run followed
+/// a wrong camera at 0.34–0.45 support from frame 200, its next backed-off search due at 526).
+#[test]
+fn a_camera_on_faint_support_is_rechecked_whatever_the_back_off() {
+    let every = 25;
+    // last search at 126, backed off to 526
+    let (next, last) = (526, 126);
+    for (frame, faint, due) in [
+        (150, false, false),
+        (150, true, false),
+        (151, false, false),
+        (151, true, true),
+        (300, false, false),
+        (526, false, true),
+        (526, true, true),
+    ] {
+        assert_eq!(
+            recheck_due(frame, next, last, every, faint),
+            due,
+            "frame {frame}, faint {faint}"
+        );
     }
 }
 
