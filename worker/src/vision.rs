@@ -24,7 +24,7 @@ use sportz_vision::frame::{EventIds, FrameMeta, build_frame, event_data, event_i
 use sportz_vision::identity::{IdentityConfig, IdentityKeeper, Observed};
 use sportz_vision::image::SharedLineModel;
 use sportz_vision::pitch::Calibration;
-use sportz_vision::teams::{TeamAssigner, TeamConfig, kit_pixels, torso_colour};
+use sportz_vision::teams::{TeamAssigner, TeamConfig, shirt_sample};
 use sportz_vision::track::{ByteTracker, TrackerConfig};
 
 use crate::analyzer::{Analysis, Analyzer, AnalyzerError, AnalyzerFactory, DetectStage, Detected};
@@ -410,7 +410,7 @@ impl DetectStage for VisionDetect {
             detections
                 .people()
                 .iter()
-                .map(|p| (torso_colour(&image, &p.bbox), kit_pixels(&image, &p.bbox)))
+                .map(|p| shirt_sample(&image, &p.bbox))
                 .unzip()
         } else {
             (Vec::new(), Vec::new())

@@ -17,7 +17,7 @@ use thiserror::Error;
 use crate::{BBox, RgbImage};
 
 mod kit;
-pub use kit::{KIT_SAMPLE, KitPixels, dominant_colour, kit_pixels};
+pub use kit::{KIT_SAMPLE, KitPixels, dominant_colour, kit_pixels, shirt_sample};
 
 /// A colour as RGB in `0..=1`.
 pub type Colour = [f32; 3];
@@ -32,30 +32,7 @@ pub enum TeamError {
 /// without grass-green pixels; `None` when the box is off the image or mostly grass.
 #[must_use]
 pub fn torso_colour(image: &RgbImage<'_>, bbox: &BBox) -> Option<Colour> {
-    let b = bbox.clamp_to(image.width() as f32, image.height() as f32);
-    let (w, h) = (b.width(), b.height());
-    // clamped to the image
-    let (x0, x1, y0, y1) = (
-        (b.x1 + 0.25 * w) as u32,
-        ((b.x1 + 0.75 * w).ceil() as u32).min(image.width()),
-        (b.y1 + 0.15 * h) as u32,
-        ((b.y1 + 0.5 * h).ceil() as u32).min(image.height()),
-    );
-    let (mut sum, mut kept, mut total) = ([0.0f32; 3], 0u32, 0u32);
-    for y in y0..y1 {
-        for x in x0..x1 {
-            total += 1;
-            let p = image.pixel(x, y);
-            if is_grass(p) {
-                continue;
-            }
-            kept += 1;
-            for (s, v) in sum.iter_mut().zip(p) {
-                *s += f32::from(v) / 255.0;
-            }
-        }
-    }
-    (total > 0 && kept * 4 >= total).then(|| sum.map(|s| s / kept as f32))
+    kit::shirt_sample(image, bbox).0
 }
 
 /// Grass-green: green above both red and blue by more than 15.

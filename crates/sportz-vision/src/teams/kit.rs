@@ -57,24 +57,37 @@ const MAX_CANDIDATES: usize = 256;
 /// the image, has no grass to compare with, or shows too little of a person.
 #[must_use]
 pub fn kit_pixels(image: &RgbImage<'_>, bbox: &BBox) -> KitPixels {
+    shirt_sample(image, bbox).1
+}
+
+/// One read of a person's box for both of its shirt figures: the torso colour the clustering
+/// uses ([`super::torso_colour`]) and the kit pixels ([`kit_pixels`]), from the same pass over
+/// the box's middle half.
+#[must_use]
+pub fn shirt_sample(image: &RgbImage<'_>, bbox: &BBox) -> (Option<Colour>, KitPixels) {
     let mut out = KitPixels::default();
     let b = bbox.clamp_to(image.width() as f32, image.height() as f32);
-    let w = b.width();
+    let (w, bh) = (b.width(), b.height());
     let (x0, x1) = (
         (b.x1 + 0.25 * w) as u32,
         ((b.x1 + 0.75 * w).ceil() as u32).min(image.width()),
     );
     let (y0, y1) = (b.y1 as u32, (b.y2.ceil() as u32).min(image.height()));
-    if x1 <= x0 || y1 < y0 + 4 {
-        return out;
-    }
-    let cols = x1 - x0;
+    // the torso band of the clustering's colour: 15–50 % of the box
+    let (t0, t1) = (
+        (b.y1 + 0.15 * bh) as u32,
+        ((b.y1 + 0.5 * bh).ceil() as u32).min(image.height()),
+    );
+    let (mut torso, mut kept, mut total) = ([0.0f32; 3], 0u32, 0u32);
+    let cols = x1.saturating_sub(x0);
     let (mut grass, mut grass_n) = ([0u32; 3], 0u32);
     let (mut top, mut bottom) = (None, 0);
     for y in y0..y1 {
+        let in_torso = (t0..t1).contains(&y);
         let mut person = 0;
         for x in x0..x1 {
             let p = image.pixel(x, y);
+            total += u32::from(in_torso);
             if is_grass(p) {
                 grass_n += 1;
                 for (s, v) in grass.iter_mut().zip(p) {
@@ -82,16 +95,25 @@ pub fn kit_pixels(image: &RgbImage<'_>, bbox: &BBox) -> KitPixels {
                 }
             } else {
                 person += 1;
+                if in_torso {
+                    kept += 1;
+                    for (s, v) in torso.iter_mut().zip(p) {
+                        *s += f32::from(v) / 255.0;
+                    }
+                }
             }
         }
-        if person * 4 >= cols {
+        if cols > 0 && person * 4 >= cols {
             top.get_or_insert(y);
             bottom = y + 1;
         }
     }
-    let Some(top) = top else { return out };
+    let torso = (total > 0 && kept * 4 >= total).then(|| torso.map(|s| s / kept as f32));
+    let Some(top) = top else {
+        return (torso, out);
+    };
     if grass_n < 3 || bottom < top + 4 {
-        return out;
+        return (torso, out);
     }
     let grass = grass.map(|s| s as f32 / grass_n as f32);
     let h = (bottom - top) as f32;
@@ -123,7 +145,7 @@ pub fn kit_pixels(image: &RgbImage<'_>, bbox: &BBox) -> KitPixels {
         }
     }
     if n == 0 {
-        return out;
+        return (torso, out);
     }
     let candidates = &candidates[..n];
     // the farther half: at and above the median distance, in reading order
@@ -144,7 +166,7 @@ pub fn kit_pixels(image: &RgbImage<'_>, bbox: &BBox) -> KitPixels {
         }
     }
     out.len = take;
-    out
+    (torso, out)
 }
 
 /// Hue in degrees (0..360), saturation and value (0..=1) of an RGB pixel.
