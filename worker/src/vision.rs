@@ -520,14 +520,15 @@ impl VisionAnalyzer {
     }
 
     /// Replaces the tracker's ids by published ones ([`IdentityKeeper`]): a new track where a
-    /// vanished player could be by now takes over that player's id.
+    /// vanished player could be by now takes over that player's id. Returns which tracks are
+    /// held back this frame ([`sportz_vision::identity::Assigned::held`]).
     fn identify(
         &mut self,
         t_secs: f64,
         tracked: &mut [Detection],
         colours: &[Option<sportz_vision::teams::Colour>],
         calibration: Option<&Calibration>,
-    ) {
+    ) -> Vec<bool> {
         let model = self.teams.model();
         let observed: Vec<Observed> = tracked
             .iter()
@@ -559,6 +560,7 @@ impl VisionAnalyzer {
         for (p, id) in tracked.iter_mut().zip(assigned.ids) {
             p.track_id = Some(id);
         }
+        assigned.held
     }
 
     /// Logs when the frame's camera comes or goes, with the reason.
@@ -656,7 +658,8 @@ impl Analyzer for VisionAnalyzer {
 
         let colours: Vec<_>;
         let shirt_pixels: Vec<_>;
-        let players: Vec<Detection> = if self.settings.tracking {
+        let mut held = Vec::new();
+        let mut players: Vec<Detection> = if self.settings.tracking {
             // shirt colours (from the detection stage) weigh in the association, then vote
             // for the sides
             let (indices, mut tracked): (Vec<usize>, Vec<Detection>) = self
@@ -666,7 +669,7 @@ impl Analyzer for VisionAnalyzer {
                 .unzip();
             colours = indices.iter().map(|&i| shirts[i]).collect();
             shirt_pixels = indices.iter().map(|&i| kits[i]).collect();
-            self.identify(f.video_timestamp, &mut tracked, &colours, calibration);
+            held = self.identify(f.video_timestamp, &mut tracked, &colours, calibration);
             tracked
         } else {
             colours = Vec::new();
@@ -690,6 +693,15 @@ impl Analyzer for VisionAnalyzer {
                 }
                 self.teams.observe_kit(p.class, *colour, pixels);
             }
+        }
+        // a held track (a new one waiting for the camera to say who it is) still votes for its
+        // side and kit, but is not published until it has its id
+        if held.contains(&true) {
+            players = players
+                .into_iter()
+                .zip(&held)
+                .filter_map(|(p, h)| (!h).then_some(p))
+                .collect();
         }
         let teams = s.teams.then_some(&self.teams);
         let step = self

@@ -41,6 +41,13 @@ pub struct IdentityConfig {
     /// duplicate box, a one-frame false detection — gives the identity back as it was, so
     /// the player it belongs to can still take it when he comes back.
     pub confirm_frames: u32,
+    /// Seconds a new track with no pitch position yet is held back (not published) while
+    /// vanished identities wait for a camera. After a cut every track starts afresh and the
+    /// new shot's camera comes a few frames later (1–6 offline, more live): published at once,
+    /// each player showed a fresh id for those frames and then switched back to his own — two
+    /// switches per player per cut (seed 10111: 61 switches → 34 with the hold). A track that
+    /// still has no camera after this long (a close-up) is published with its fresh id.
+    pub hold_secs: f64,
 }
 
 impl Default for IdentityConfig {
@@ -51,6 +58,7 @@ impl Default for IdentityConfig {
             max_radius_m: 25.0,
             max_gap_secs: 30.0,
             confirm_frames: 5,
+            hold_secs: 0.5,
         }
     }
 }
@@ -76,11 +84,16 @@ pub struct Assigned {
     pub superseded: Vec<u64>,
     /// Identities taken over this frame: (published id, seconds it was away).
     pub recovered: Vec<(u64, f64)>,
+    /// Whether each observation is held back this frame ([`IdentityConfig::hold_secs`]): its
+    /// id is provisional and may yet become a vanished player's.
+    pub held: Vec<bool>,
 }
 
 #[derive(Debug, Clone)]
 struct Identity {
     tracker_id: u64,
+    /// When this id was first published or held (the track's start for a fresh id).
+    first_seen: f64,
     last_seen: f64,
     /// The last pitch position seen and when.
     last_pitch: Option<(Point, f64)>,
@@ -183,6 +196,7 @@ impl IdentityKeeper {
                 .filter(|(n, _)| *n < cfg.confirm_frames);
             let identity = Identity {
                 tracker_id: o.tracker_id,
+                first_seen: before.map_or(t_secs, |w| w.first_seen),
                 last_seen: t_secs,
                 last_pitch,
                 referee: o.class == Some(ObjectClass::Referee),
@@ -215,7 +229,29 @@ impl IdentityKeeper {
             self.published_of.remove(&tracker_id);
         }
         out.ids = ids.into_iter().flatten().collect();
+        out.held = self.held(t_secs, &out.ids);
         out
+    }
+
+    /// Which of this frame's ids ([`Assigned::ids`]) are held back: provisional ones younger
+    /// than [`IdentityConfig::hold_secs`] while some identity with a pitch position is away
+    /// (one the track may turn out to be once the camera is back).
+    fn held(&self, t_secs: f64, ids: &[u64]) -> Vec<bool> {
+        let hold = self.cfg.hold_secs;
+        let waiting = hold > 0.0
+            && self
+                .identities
+                .values()
+                .any(|w| w.last_seen < t_secs && w.last_pitch.is_some());
+        ids.iter()
+            .map(|id| {
+                waiting
+                    && self
+                        .identities
+                        .get(id)
+                        .is_some_and(|w| w.provisional() && t_secs - w.first_seen < hold)
+            })
+            .collect()
     }
 
     /// Which free observations take which vanished identities over: one joint assignment

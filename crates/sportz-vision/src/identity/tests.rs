@@ -198,3 +198,56 @@ fn a_take_over_seen_for_the_confirmation_frames_is_kept() {
     let near_new = k.assign(t + 0.4, &[obs(31, 41.0, 38.0)], no_team);
     assert_eq!(near_new.ids, vec![1]);
 }
+
+fn unplaced(tracker_id: u64) -> Observed {
+    Observed {
+        pitch: None,
+        ..obs(tracker_id, 0.0, 0.0)
+    }
+}
+
+/// After a cut every track is new and the camera comes a few frames later: the new tracks are
+/// held back until it does, then published under the ids they had before the cut — never
+/// under the fresh ids they had meanwhile (two switches per player per cut).
+#[test]
+fn new_tracks_after_a_cut_are_held_until_the_camera_says_who_they_are() {
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    let before = k.assign(0.0, &[obs(7, 10.0, 10.0), obs(8, 20.0, 10.0)], no_team);
+    assert_eq!((before.ids, before.held), (vec![1, 2], vec![false, false]));
+    // the cut: new tracks, no camera for 4 frames
+    for n in 1..=4 {
+        let t = f64::from(n) * 0.04;
+        let waiting = k.assign(t, &[unplaced(20), unplaced(21)], no_team);
+        assert_eq!(waiting.held, vec![true, true], "frame {n}");
+    }
+    let found = k.assign(0.2, &[obs(20, 20.2, 10.0), obs(21, 10.2, 10.0)], no_team);
+    assert_eq!((found.ids, found.held), (vec![2, 1], vec![false, false]));
+}
+
+/// Nobody to wait for (the first frames of a video), or no camera for longer than the hold (a
+/// close-up): new tracks are published with fresh ids.
+#[test]
+fn new_tracks_are_published_when_there_is_nobody_to_wait_for_or_the_hold_is_over() {
+    let cfg = IdentityConfig::default();
+    let mut k = IdentityKeeper::new(cfg);
+    let first = k.assign(0.0, &[unplaced(3)], no_team);
+    assert_eq!((first.ids, first.held), (vec![1], vec![false]));
+
+    let mut k = IdentityKeeper::new(cfg);
+    k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
+    let mut t = 0.04;
+    while t < cfg.hold_secs + 0.04 {
+        assert_eq!(
+            k.assign(t, &[unplaced(30)], no_team).held,
+            vec![true],
+            "{t} s"
+        );
+        t += 0.04;
+    }
+    let close_up = k.assign(t + 0.04, &[unplaced(30)], no_team);
+    assert_eq!((close_up.ids, close_up.held), (vec![2], vec![false]));
+    // and a provisional id published that way is still handed the vanished player's when
+    // the camera comes back with the track where he was
+    let back = k.assign(t + 0.08, &[obs(30, 10.5, 10.0)], no_team);
+    assert_eq!(back.ids, vec![1]);
+}
