@@ -105,6 +105,10 @@ impl Detection {
     }
 }
 
+/// Boxes of two person classes overlapping by more than this IoU are one person
+/// ([`Detections::people`]): the decoding's own NMS threshold.
+pub const PERSON_IOU: f32 = 0.45;
+
 /// The one detections type that flows through the pipeline.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Detections {
@@ -131,10 +135,16 @@ impl Detections {
         self.items.iter()
     }
 
-    /// People: players, goalkeepers and referees.
+    /// People: players, goalkeepers and referees, one box per person. Non-maximum suppression
+    /// runs per class, and neighbouring anchors of a model can call one man a referee and a
+    /// player: both boxes survived, the tracker followed both, and the two tracks took turns
+    /// on him (seed 46877: a referee's id flipped between two every 1–4 frames for 1.5 s). A
+    /// box overlapping a more confident box of another person class by more than
+    /// [`PERSON_IOU`] is that box's person and is dropped; the order is kept.
     #[must_use]
     pub fn people(&self) -> Vec<Detection> {
-        self.items
+        let people: Vec<&Detection> = self
+            .items
             .iter()
             .filter(|d| {
                 matches!(
@@ -142,7 +152,19 @@ impl Detections {
                     Some(ObjectClass::Player | ObjectClass::Goalkeeper | ObjectClass::Referee)
                 )
             })
-            .copied()
+            .collect();
+        let mut by_confidence: Vec<usize> = (0..people.len()).collect();
+        by_confidence.sort_by(|&a, &b| people[b].confidence.total_cmp(&people[a].confidence));
+        let mut keep = vec![false; people.len()];
+        for (k, &i) in by_confidence.iter().enumerate() {
+            keep[i] = by_confidence[..k]
+                .iter()
+                .all(|&j| !keep[j] || people[j].bbox.iou(&people[i].bbox) <= PERSON_IOU);
+        }
+        people
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(d, k)| k.then_some(*d))
             .collect()
     }
 
