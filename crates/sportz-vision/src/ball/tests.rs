@@ -448,3 +448,26 @@ fn a_painted_spot_is_not_the_ball_just_after_a_kick() {
             .is_some()
     );
 }
+
+/// A track hopping between candidates at speeds no ball reaches is no kick: the real ball on the
+/// centre spot a second later is a ball (seed 35813: a new track hopping at 81–257 m/s in a
+/// goal's net kept the ball on the centre spot refused for the whole 3 s before the kick-off).
+#[test]
+fn a_track_jumping_faster_than_any_ball_does_not_hide_the_spot() {
+    let cal = tenth_metre_per_pixel();
+    let mut t = BallTracker::new(BallConfig::default());
+    // confident candidates 4 m apart frame to frame, each taken by the track: 100 m/s
+    for i in 0..6 {
+        let x = if i % 2 == 0 { 100.0 } else { 140.0 };
+        t.update(f64::from(i) * DT, &[ball_at(x, 300.0, 0.9)], Some(&cal));
+    }
+    let centre = || ball_at(525.0, 336.0, 0.9);
+    let mut seen = false;
+    for i in 30..34 {
+        seen |= t
+            .update(f64::from(i) * DT, &[centre()], Some(&cal))
+            .ball
+            .is_some_and(|b| !b.predicted);
+    }
+    assert!(seen, "the ball on the centre spot is refused");
+}
