@@ -243,6 +243,12 @@ fn a_shot_is_fast_and_heads_between_the_posts() {
     check(&shoot(at(104.0, 35.0), 10.0), &[(Possession, Some(9))]);
     check(&shoot(at(104.0, 50.0), 25.0), &[(Possession, Some(9))]);
     check(&shoot(at(60.0, 30.0), 25.0), &[(Possession, Some(9))]);
+    // faster than any ball is kicked: the ball track hopping 20 m to a candidate by the goal
+    // in a frame (120 m/s over the speed window), no shot
+    let hop = Script::default()
+        .hold(8, |_| Some(at(80.3, 30.2)), &striker)
+        .hold(4, |_| Some(at(100.0, 35.0)), &striker);
+    check(&hop, &[(Possession, Some(9))]);
 }
 
 #[test]
