@@ -86,7 +86,8 @@ pub struct Ball {
     /// `true` when the position is extrapolated (no detection this frame).
     pub predicted: bool,
     /// Extra field: ground speed on the pitch, m/s, through the frame's camera; absent without
-    /// one (a ball in the air is measured as if on the ground).
+    /// one (a ball in the air is measured as if on the ground), and above 60 m/s, faster than
+    /// any ball is kicked (a ball track hopping between candidates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed_mps: Option<f64>,
 }

@@ -64,7 +64,10 @@ pub fn build_frame<'a>(
             y: b.velocity_px_s.1,
         },
         speed: b.speed_px_s,
-        speed_mps: b.speed_mps.filter(|_| calibrated),
+        // faster than any ball is kicked: a track hopping between candidates, no speed
+        speed_mps: b
+            .speed_mps
+            .filter(|v| calibrated && *v <= crate::ball::MAX_BALL_MPS),
         predicted: b.predicted,
     });
     let trail = trail

@@ -185,3 +185,21 @@ fn the_learnt_kit_colours_go_out_with_the_frame() {
         "teams off: no kits"
     );
 }
+
+/// A ball speed no kick reaches (a track hopping between candidates) is not published.
+#[test]
+fn a_ball_faster_than_any_kick_has_no_speed() {
+    let cal = calibration();
+    let speed = |mps: f64| {
+        let b = BallState {
+            speed_mps: Some(mps),
+            ..ball()
+        };
+        build_frame(&meta(), Some(&b), [], &[], None, Some(&cal))
+            .ball
+            .unwrap()
+            .speed_mps
+    };
+    assert_eq!(speed(25.0), Some(25.0));
+    assert_eq!(speed(95.0), None);
+}
