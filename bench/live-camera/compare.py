@@ -15,21 +15,16 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from headless import Headless  # noqa: E402  (bench/headless.py)
 
 TOKEN = "bench-live-camera-token"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def cameras(path):
@@ -66,50 +61,18 @@ def difference_m(a, b):
 
 
 def live_run(bin_, video, out):
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    data = tempfile.mkdtemp(prefix="sportz-live-camera-")
-    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
-    env.update(SPORTZ_OPERATOR_TOKEN=TOKEN, SPORTZ_LOG="warn")
-
-    def api(method, path, body=None):
-        req = urllib.request.Request(
-            base + path, method=method,
-            data=json.dumps(body).encode() if body is not None else None,
-            headers={"content-type": "application/json", "authorization": f"Bearer {TOKEN}"})
-        return json.load(urllib.request.urlopen(req, timeout=10))
-
-    with open(f"{data}/log", "w") as log:
-        srv = subprocess.Popen([bin_, "--headless", "--no-demo", "--bind", f"127.0.0.1:{port}",
-                                "--data-dir", data], env=env, stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(base + "/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
-        m = api("POST", "/matches", {"homeTeam": "Live", "awayTeam": "Camera",
-                                     "videoSource": {"type": "file", "value": os.path.abspath(video)}})["data"]
-        api("POST", f"/matches/{m['id']}/start")
-        started, seen = time.time(), False
-        while time.time() - started < 3600:
-            status = api("GET", f"/matches/{m['id']}")["data"].get("status")
-            if status == "processing":
-                seen = True
-            elif seen:
-                break
+    """Plays `video` as a live match to its end and exports the recorded session to `out`."""
+    with Headless(bin_, TOKEN, prefix="sportz-live-camera-") as srv:
+        source = {"type": "file", "value": os.path.abspath(video)}
+        started = time.time()
+        m, status = srv.start_match("Live", "Camera", source)
+        while time.time() - started < 3600 and status.get("status") == "processing":
             time.sleep(0.5)
-        print(f"live session {status} after {time.time() - started:.1f} s", file=sys.stderr)
-    finally:
-        srv.terminate()
-        try:
-            srv.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            srv.kill()
+            status = srv.api("GET", f"/matches/{m['id']}")["data"]
+        print(f"live session {status.get('status')} after {time.time() - started:.1f} s", file=sys.stderr)
     subprocess.run([bin_, "export", "--match", m["id"], "--format", "jsonl", "--out", out,
-                    "--data-dir", data], check=True, env=env, stdout=subprocess.DEVNULL)
-    shutil.rmtree(data, ignore_errors=True)
+                    "--data-dir", srv.data], check=True, env=srv.env, stdout=subprocess.DEVNULL)
+    shutil.rmtree(srv.data, ignore_errors=True)
 
 
 def main():

@@ -17,24 +17,16 @@ import argparse
 import http.client
 import json
 import os
-import socket
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from headless import Headless  # noqa: E402  (bench/headless.py)
+
 TOKEN = "bench-viewer-video"
 BOUNDARY = b"--sportzframe\r\n"
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def cpu_seconds(pid):
@@ -42,14 +34,6 @@ def cpu_seconds(pid):
         fields = f.read().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
-
-
-def api(base, method, path, body=None):
-    req = urllib.request.Request(base + path, method=method,
-                                 data=json.dumps(body).encode() if body is not None else None,
-                                 headers={"authorization": f"Bearer {TOKEN}", "content-type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read() or b"null")
 
 
 def metrics_now(base, match_id, session_id):
@@ -91,29 +75,11 @@ def main():
     ap.add_argument("--mode", choices=["auto", "on"], default="auto")
     ap.add_argument("--file", help="a video file played in real time instead of the synthetic match")
     a = ap.parse_args()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    data = tempfile.mkdtemp(prefix="sportz-bench-video-")
-    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
-    env.update(SPORTZ_OPERATOR_TOKEN=TOKEN, SPORTZ_LOG="warn")
-    srv = subprocess.Popen([a.bin, "--headless", "--no-demo", "--viewer-video", a.mode, "--bind", f"127.0.0.1:{port}",
-                            "--data-dir", data], env=env, stdout=subprocess.DEVNULL, stderr=open(f"{data}/log", "w"))
-    try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(base + "/health", timeout=1)
-                break
-            except Exception:
-                time.sleep(0.1)
-        m = api(base, "POST", "/matches", {"homeTeam": "Bench", "awayTeam": "Video",
-                                          "videoSource": ({"type": "file", "value": os.path.abspath(a.file)}
-                                                          if a.file else {"type": "synthetic", "value": 77})})["data"]
-        api(base, "POST", f"/matches/{m['id']}/start")
-        for _ in range(300):
-            s = api(base, "GET", f"/matches/{m['id']}")["data"]
-            if s.get("status") == "processing":
-                break
-            time.sleep(0.1)
+    with Headless(a.bin, TOKEN, ["--viewer-video", a.mode], prefix="sportz-bench-video-") as srv:
+        port, base = srv.port, srv.base
+        source = ({"type": "file", "value": os.path.abspath(a.file)} if a.file
+                  else {"type": "synthetic", "value": 77})
+        m, s = srv.start_match("Bench", "Video", source)
         sid = s["currentSessionId"]
         time.sleep(8)  # warm up: model loaded, camera found
         rows = []
@@ -124,9 +90,9 @@ def main():
                 t.start()
             time.sleep(1.5)  # let the stream start before measuring
             live = lambda: [list(c) if isinstance(c, list) else [0, 0] for c in counts]
-            m0, c0, t0, v0 = metrics_now(base, m["id"], sid), cpu_seconds(srv.pid), time.time(), live()
+            m0, c0, t0, v0 = metrics_now(base, m["id"], sid), cpu_seconds(srv.proc.pid), time.time(), live()
             time.sleep(a.seconds)
-            m1, c1, t1, v1 = metrics_now(base, m["id"], sid), cpu_seconds(srv.pid), time.time(), live()
+            m1, c1, t1, v1 = metrics_now(base, m["id"], sid), cpu_seconds(srv.proc.pid), time.time(), live()
             stop.set()
             for t in threads:
                 t.join(timeout=15)
@@ -149,12 +115,6 @@ def main():
             print(f"{p:<14}{cpu:>13.0f}{msf:>13.1f}{fps:>13.1f}{dropped:>8}{det:>10.1f}{lat:>11.1f}{pps:>11.1f}{mbs:>7.2f}")
         base_ms = rows[0][8]
         print(f"cost of the video: {rows[1][8] - base_ms:+.1f} ms of CPU per analysed frame")
-    finally:
-        srv.terminate()
-        try:
-            srv.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            srv.kill()
 
 
 if __name__ == "__main__":
