@@ -406,6 +406,7 @@ impl DetectStage for VisionDetect {
         let image = RgbImage::new(&f.rgb, f.width, f.height).map_err(AnalyzerError::Frame)?;
         let (mut detections, detect_ms) = self.detector.detect(&image, &self.decode)?;
         sportz_vision::detect::recentre_balls(&image, &mut detections.items);
+        detections.keep_one_box_per_person();
         let (shirts, kits) = if self.shirts {
             detections
                 .people()

@@ -106,7 +106,7 @@ impl Detection {
 }
 
 /// Boxes of two person classes overlapping by more than this IoU are one person
-/// ([`Detections::people`]): the decoding's own NMS threshold.
+/// ([`Detections::keep_one_box_per_person`]): the decoding's own NMS threshold.
 pub const PERSON_IOU: f32 = 0.45;
 
 /// The one detections type that flows through the pipeline.
@@ -135,37 +135,41 @@ impl Detections {
         self.items.iter()
     }
 
-    /// People: players, goalkeepers and referees, one box per person. Non-maximum suppression
-    /// runs per class, and neighbouring anchors of a model can call one man a referee and a
-    /// player: both boxes survived, the tracker followed both, and the two tracks took turns
-    /// on him (seed 46877: a referee's id flipped between two every 1–4 frames for 1.5 s). A
-    /// box overlapping a more confident box of another person class by more than
-    /// [`PERSON_IOU`] is that box's person and is dropped; the order is kept.
+    /// People: players, goalkeepers and referees.
     #[must_use]
     pub fn people(&self) -> Vec<Detection> {
-        let people: Vec<&Detection> = self
-            .items
+        self.items
             .iter()
-            .filter(|d| {
-                matches!(
-                    d.class,
-                    Some(ObjectClass::Player | ObjectClass::Goalkeeper | ObjectClass::Referee)
-                )
-            })
-            .collect();
-        let mut by_confidence: Vec<usize> = (0..people.len()).collect();
-        by_confidence.sort_by(|&a, &b| people[b].confidence.total_cmp(&people[a].confidence));
-        let mut keep = vec![false; people.len()];
-        for (k, &i) in by_confidence.iter().enumerate() {
-            keep[i] = by_confidence[..k]
-                .iter()
-                .all(|&j| !keep[j] || people[j].bbox.iou(&people[i].bbox) <= PERSON_IOU);
-        }
-        people
-            .into_iter()
-            .zip(keep)
-            .filter_map(|(d, k)| k.then_some(*d))
+            .filter(|d| is_person(d))
+            .copied()
             .collect()
+    }
+
+    /// Keeps one box per person, whatever its class; the order is kept. Non-maximum
+    /// suppression runs per class, and neighbouring anchors of a model can call one man a
+    /// referee and a player: both boxes survived, the tracker followed both, and the two tracks
+    /// took turns on him (seed 46877: a referee's id flipped between two every 1–4 frames for
+    /// 1.5 s). A person box overlapping a more confident box of another person class by more
+    /// than [`PERSON_IOU`] is that box's person and is dropped. For tracking (the worker's
+    /// detection stage); `sportz detect` keeps every box, as AP wants.
+    pub fn keep_one_box_per_person(&mut self) {
+        let people: Vec<usize> = (0..self.items.len())
+            .filter(|&i| is_person(&self.items[i]))
+            .collect();
+        let mut by_confidence = people.clone();
+        let items = &self.items;
+        by_confidence.sort_by(|&a, &b| items[b].confidence.total_cmp(&items[a].confidence));
+        let mut dropped = vec![false; items.len()];
+        for (k, &i) in by_confidence.iter().enumerate() {
+            dropped[i] = by_confidence[..k]
+                .iter()
+                .any(|&j| !dropped[j] && items[j].bbox.iou(&items[i].bbox) > PERSON_IOU);
+        }
+        let mut i = 0;
+        self.items.retain(|_| {
+            i += 1;
+            !dropped[i - 1]
+        });
     }
 
     /// Ball candidates.
@@ -177,6 +181,13 @@ impl Detections {
             .copied()
             .collect()
     }
+}
+
+fn is_person(d: &Detection) -> bool {
+    matches!(
+        d.class,
+        Some(ObjectClass::Player | ObjectClass::Goalkeeper | ObjectClass::Referee)
+    )
 }
 
 impl FromIterator<Detection> for Detections {
