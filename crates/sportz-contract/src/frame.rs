@@ -74,7 +74,9 @@ pub struct Ball {
     pub bbox: [f64; 4],
     /// The ball's centre in pixels.
     pub pixel: PixelPoint,
-    /// The ball's ground position in metres; `null` while uncalibrated.
+    /// The ball's ground position in metres; `null` while uncalibrated, and for a ball whose
+    /// ground point through the camera is more than 3 m off the pitch (a ball in the air, whose
+    /// ground point runs far beyond it).
     #[serde(deserialize_with = "required_nullable")]
     pub pitch: Option<PitchPoint>,
     /// 0..1; decays while the ball is predicted.

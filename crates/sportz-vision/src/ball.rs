@@ -5,7 +5,9 @@
 //! times and pitch positions.
 //!
 //! What keeps it from being fooled: with a camera, candidates whose ground point is off the
-//! pitch (crowd, boards, the scoreboard) are not balls; a new track is published only once a
+//! pitch (crowd, boards, the scoreboard) are not balls, unless they continue a confirmed track
+//! with the pitch not far below them in the picture (a ball in the air, published without a
+//! pitch position); a new track is published only once a
 //! second confident detection confirms it; weak detections extend a track seen in the previous
 //! frame but do not pick a coasting one up again, nor keep a track alive on their own (without a
 //! confident one for `evidence_frames` it is lost); a confident candidate elsewhere takes over
@@ -55,8 +57,16 @@ pub struct BallConfig {
     /// candidates it still matches.
     pub evidence_frames: u32,
     /// With a camera: candidates whose ground point is farther than this outside the pitch
-    /// (metres) are ignored.
+    /// (metres) are no ball on the ground (crowd, boards, the scoreboard — or a ball in the air,
+    /// see `max_air_m`); a ball position there is published without a pitch position.
     pub pitch_margin_m: f64,
+    /// With a camera: a confident candidate whose ground point is off the pitch but with the
+    /// pitch at most this many metres straight below it in the picture (at the camera's scale
+    /// there) may be the ball in the air — a ball lofted over the far half projects through the
+    /// ground homography tens of metres beyond the far touchline. It only continues a confirmed
+    /// track (it never starts one, so the crowd stays no ball), and is published without a pitch
+    /// position.
+    pub max_air_m: f64,
     /// With a camera: candidates whose box is wider than `max_size_m` on its shorter side, or
     /// longer than `max_length_m` on its longer side, in metres at the camera's scale across
     /// the picture at the box's foot, are not balls (the detector sometimes calls a player's
@@ -80,6 +90,12 @@ pub struct BallConfig {
     /// hopping at 81–257 m/s in a goal's net kept the real ball on the centre spot refused for
     /// the whole 3 s before the kick-off).
     pub max_kick_mps: f64,
+    /// ... and only when the ball's pitch position also moved at `fast_mps` or more on average
+    /// over at least this long, detected all along (its trail): the filter's speed of a ball at rest jumps to
+    /// 8–60 m/s for a frame or a few on a measurement that wobbles during a pan, and such
+    /// readings kept the ball on the centre spot refused through most kick-off waits of the
+    /// tuning seeds.
+    pub kick_window_secs: f64,
     /// Measurement noise, px.
     pub sigma_measure_px: f64,
     /// Acceleration noise, px/s².
@@ -104,6 +120,7 @@ impl Default for BallConfig {
             confirm_hits: 2,
             evidence_frames: 25,
             pitch_margin_m: 3.0,
+            max_air_m: 30.0,
             max_size_m: 0.5,
             max_length_m: 1.0,
             min_box_px: 6.0,
@@ -111,6 +128,7 @@ impl Default for BallConfig {
             spot_memory_secs: 3.0,
             fast_mps: 8.0,
             max_kick_mps: MAX_BALL_MPS,
+            kick_window_secs: 0.2,
             sigma_measure_px: 2.0,
             sigma_accel_px_s2: 3000.0,
             sigma_initial_speed_px_s: 600.0,
@@ -194,6 +212,27 @@ const SPOTS: [Point; 3] = [
     ),
 ];
 
+/// For an image point whose ground point is off the pitch: the camera's scale (metres per
+/// pixel) at the first point straight below it in the picture that is on the pitch (within
+/// `margin_m`), if that point is at most `max_height_m` below it at that scale — where a ball in
+/// the air above the pitch would be seen; `None` otherwise.
+fn pitch_below(c: &Calibration, image: Point, margin_m: f64, max_height_m: f64) -> Option<f64> {
+    const STEP_PX: f64 = 4.0;
+    // the scale shrinks towards the camera, so the climb is bounded by the picture's height
+    // at any broadcast scale (≥ 0.01 m/px); stop there
+    let max_px = max_height_m / 0.01;
+    let mut below = STEP_PX;
+    while below <= max_px {
+        if let Some((p, metres_per_px)) = c.ground_and_scale(Point::new(image.x, image.y + below))
+            && crate::pitch::is_inside(p, margin_m)
+        {
+            return (below * metres_per_px <= max_height_m).then_some(metres_per_px);
+        }
+        below += STEP_PX;
+    }
+    None
+}
+
 impl BallTracker {
     #[must_use]
     pub fn new(cfg: BallConfig) -> Self {
@@ -252,32 +291,46 @@ impl BallTracker {
         let in_flight = self
             .last_fast
             .is_some_and(|t0| t_secs - t0 <= cfg.spot_memory_secs);
-        // with a camera, where the candidate stands and how large it is: off the pitch, on a
-        // painted spot just after a kick, or the size of a person, it is no ball
-        let plausible = |d: &Detection| {
-            calibration.is_none_or(|c| {
-                c.foot_and_scale(&d.bbox).is_some_and(|(p, metres_per_px)| {
-                    let (w, h) = (f64::from(d.bbox.width()), f64::from(d.bbox.height()));
-                    let px_per_m = 1.0 / metres_per_px;
-                    crate::pitch::is_inside(p, cfg.pitch_margin_m)
-                        && w.min(h) <= (cfg.max_size_m * px_per_m).max(cfg.min_box_px)
-                        && w.max(h) <= (cfg.max_length_m * px_per_m).max(2.0 * cfg.min_box_px)
-                        && !(in_flight && SPOTS.iter().any(|s| p.distance(s) <= cfg.spot_radius_m))
-                })
-            })
+        // with a camera, where the candidate stands and how large it is: on the pitch (`Some(false)`),
+        // in the air above it (`Some(true)`), or no ball — off the pitch, on a painted spot just
+        // after a kick, or the size of a person
+        let place = |d: &Detection| -> Option<bool> {
+            let Some(c) = calibration else {
+                return Some(false);
+            };
+            let (w, h) = (f64::from(d.bbox.width()), f64::from(d.bbox.height()));
+            let fits = |metres_per_px: f64| {
+                let px_per_m = 1.0 / metres_per_px;
+                w.min(h) <= (cfg.max_size_m * px_per_m).max(cfg.min_box_px)
+                    && w.max(h) <= (cfg.max_length_m * px_per_m).max(2.0 * cfg.min_box_px)
+            };
+            match c.foot_and_scale(&d.bbox) {
+                Some((p, metres_per_px)) if crate::pitch::is_inside(p, cfg.pitch_margin_m) => {
+                    let on_spot = SPOTS.iter().any(|s| p.distance(s) <= cfg.spot_radius_m);
+                    (fits(metres_per_px) && !(in_flight && on_spot)).then_some(false)
+                }
+                _ if d.confidence >= cfg.init_confidence => {
+                    let (x, y) = d.bbox.foot();
+                    let foot = Point::new(f64::from(x), f64::from(y));
+                    pitch_below(c, foot, cfg.pitch_margin_m, cfg.max_air_m)
+                        .is_some_and(fits)
+                        .then_some(true)
+                }
+                _ => None,
+            }
         };
-        let usable: Vec<&Detection> = candidates
+        let usable: Vec<(&Detection, bool)> = candidates
             .iter()
             .filter(|d| {
-                d.confidence >= cfg.min_confidence
-                    && d.bbox.is_valid()
-                    && d.confidence.is_finite()
-                    && plausible(d)
+                d.confidence >= cfg.min_confidence && d.bbox.is_valid() && d.confidence.is_finite()
             })
+            .filter_map(|d| place(d).map(|in_air| (d, in_air)))
             .collect();
+        // only a ball on the pitch starts a track
         let strongest = usable
             .iter()
-            .copied()
+            .filter(|(_, in_air)| !in_air)
+            .map(|(d, _)| *d)
             .max_by(|a, b| a.confidence.total_cmp(&b.confidence));
         let mut lost = false;
         if let Some(mut a) = self.active.take() {
@@ -286,9 +339,11 @@ impl BallTracker {
             }
             let gate = self.gate_for(&a);
             let (px, py) = a.kalman.position();
+            let confirmed = a.hits >= cfg.confirm_hits;
             let near = usable
                 .iter()
-                .map(|d| {
+                .filter(|(_, in_air)| confirmed || !in_air)
+                .map(|(d, _)| {
                     let (cx, cy) = d.bbox.centre();
                     (d, (f64::from(cx) - px).hypot(f64::from(cy) - py))
                 })
@@ -309,7 +364,6 @@ impl BallTracker {
                     && weak
                     && (a.misses >= 1 || near.is_some())
             }) {
-                let confirmed = a.hits >= cfg.confirm_hits;
                 self.start(d);
                 return BallStep {
                     lost: confirmed,
@@ -382,6 +436,25 @@ impl BallTracker {
         self.trail.clear();
     }
 
+    /// The ball's mean ground speed, m/s, over the last `kick_window_secs` or a little more up
+    /// to `pitch` at `t`, if the ball was detected all along (no extrapolated point and no gap
+    /// over half the window: a track picked up again after coasting jumped, it did not move);
+    /// `None` for a track followed for less than that, or without pitch positions.
+    fn mean_speed_mps(&self, t: f64, pitch: Option<Point>) -> Option<f64> {
+        let window = self.cfg.kick_window_secs;
+        let mut later = t;
+        for s in self.trail.iter().rev() {
+            if s.predicted || later - s.t > window / 2.0 {
+                return None;
+            }
+            if t - s.t >= window {
+                return Some(s.pitch?.distance(&pitch?) / (t - s.t));
+            }
+            later = s.t;
+        }
+        None
+    }
+
     fn emit(&mut self, t: f64, predicted: bool, calibration: Option<&Calibration>) -> BallStep {
         let a = self.active.as_ref().expect("emit follows an active track");
         let (x, y) = a.kalman.position();
@@ -389,11 +462,14 @@ impl BallTracker {
         // pixels fit f32
         let bbox = BBox::from_cxcywh(x as f32, y as f32, w as f32, h as f32);
         let ground = Point::new(x, y + h / 2.0);
-        let pitch = calibration.and_then(|c| c.to_pitch(ground));
         let (vx, vy) = a.kalman.velocity();
-        let velocity_mps = calibration
+        // a ground point off the pitch is a ball in the air (or one just gone out): no position
+        let on_pitch = calibration
             .and_then(|c| c.pitch_from_image.apply_with_jacobian(ground))
-            .map(|(_, j)| (j[0][0] * vx + j[0][1] * vy, j[1][0] * vx + j[1][1] * vy));
+            .filter(|(p, _)| crate::pitch::is_inside(*p, self.cfg.pitch_margin_m));
+        let pitch = on_pitch.map(|(p, _)| p);
+        let velocity_mps =
+            on_pitch.map(|(_, j)| (j[0][0] * vx + j[0][1] * vy, j[1][0] * vx + j[1][1] * vy));
         let state = BallState {
             track_id: a.track_id,
             bbox,
@@ -407,11 +483,13 @@ impl BallTracker {
             predicted,
         };
         let cfg = &self.cfg;
-        if state
-            .speed_mps
-            .is_some_and(|v| (cfg.fast_mps..=cfg.max_kick_mps).contains(&v))
-            && !predicted
+        let kick = cfg.fast_mps..=cfg.max_kick_mps;
+        if !predicted
             && a.hits >= cfg.confirm_hits
+            && state.speed_mps.is_some_and(|v| kick.contains(&v))
+            && self
+                .mean_speed_mps(t, pitch)
+                .is_some_and(|v| kick.contains(&v))
         {
             self.last_fast = Some(t);
         }

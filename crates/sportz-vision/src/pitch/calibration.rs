@@ -141,9 +141,14 @@ impl Calibration {
     #[must_use]
     pub fn foot_and_scale(&self, bbox: &BBox) -> Option<(Point, f64)> {
         let (x, y) = bbox.foot();
-        let (p, j) = self
-            .pitch_from_image
-            .apply_with_jacobian(Point::new(f64::from(x), f64::from(y)))?;
+        self.ground_and_scale(Point::new(f64::from(x), f64::from(y)))
+    }
+
+    /// An image point on the ground in metres and the camera's scale there (as
+    /// [`foot_and_scale`](Self::foot_and_scale)).
+    #[must_use]
+    pub fn ground_and_scale(&self, image: Point) -> Option<(Point, f64)> {
+        let (p, j) = self.pitch_from_image.apply_with_jacobian(image)?;
         Some((p, j[0][0].hypot(j[1][0])))
     }
 
