@@ -3,7 +3,9 @@
 //! - `ball_lost`: the ball was tracked and is gone for `ball_lost_frames` frames.
 //! - `possession`: one player is the nearest to the ball, within `possession_distance_m`, for
 //!   `possession_frames` consecutive frames, and was not already the holder; at the start and
-//!   after a goal, from the first frame with the ball on the centre spot (the kick-off).
+//!   after a goal, the kick-off: the player last at the ball on the centre spot, published once
+//!   the ball has left the spot and dated to that last frame (the kick; the ball waiting on the
+//!   spot is nobody's, and no pass flies to it).
 //! - `possession_change`: a new holder of the other team than the previous one.
 //! - `pass`: a new holder, the ball having travelled at least `pass_min_distance_m` within
 //!   `pass_max_secs` from the previous one: `outcome` `complete` to a teammate, `intercepted`
@@ -76,8 +78,9 @@ pub struct EventConfig {
     /// air projects far beyond the pitch, even above the horizon): the frame is ignored.
     pub implausible_beyond_m: f64,
     /// At the start and after a goal, a ball within this of the centre spot is the kick-off:
-    /// the player at it has the ball from the first frame (the kick-off pass is often seen
-    /// only as the ball leaves the spot, after a cut back from the celebrations).
+    /// the player last at it there has the ball from that frame on, once it has left the spot
+    /// (the kick-off pass is often seen only as the ball leaves the spot, after a cut back from
+    /// the celebrations; while the ball waits on the spot, nobody has it yet).
     pub kickoff_spot_m: f64,
     /// After a goal, detected frames with the ball beyond `pass_min_distance_m` of the spot,
     /// once it was seen there, that end the wait for a kick-off nobody was seen to take.
@@ -186,6 +189,17 @@ struct Holder {
     last_ball: Point,
 }
 
+/// A player taking the ball: who, how far from it, when and where it was.
+#[derive(Debug, Clone, Copy)]
+struct Taking {
+    player: PlayerObs,
+    distance: f64,
+    at: Stamp,
+    ball: Point,
+    /// The ball's (detection's) confidence.
+    confidence: f64,
+}
+
 /// A ball out over a goal line, waiting to be published unless it turns out to be a goal.
 #[derive(Debug, Clone, Copy)]
 struct GoalLineExit {
@@ -243,6 +257,8 @@ pub struct EventEngine {
     /// Waiting for a kick-off: at the start (until anybody has the ball) or after a goal (until
     /// the kick-off, with or without the ball seen at anybody's feet on the spot).
     kickoff: Option<Kickoff>,
+    /// While waiting for a kick-off: the player last at the ball on the centre spot.
+    kicker: Option<Taking>,
     /// Which goal each side defends.
     ends: ends::Ends,
 }
@@ -293,8 +309,103 @@ impl EventEngine {
             kick_out: false,
             kick_closed: None,
             kickoff: Some(Kickoff::Start),
+            kicker: None,
             ends: ends::Ends::new(),
         }
+    }
+
+    /// A new holder: the pass or interception from the previous one, a change of side, the
+    /// possession itself (`kickoff`: taken at a kick-off; `outside`: the ball beyond the lines).
+    fn take_ball(&mut self, emit: &mut Emitted, w: &Taking, kickoff: bool, outside: bool) {
+        let (p, now, pos, t) = (w.player, w.at, w.ball, w.at.t);
+        let confidence = w.confidence * (1.0 - 0.5 * w.distance / self.cfg.possession_distance_m);
+        let new = Holder {
+            track_id: p.track_id,
+            team: p.team,
+            kickoff,
+            last: now,
+            last_ball: pos,
+        };
+        // picked up beyond the lines (for the throw-in, the goal kick): the kick
+        // went out, nobody received it
+        if outside && let Some(k) = self.unreceived_pass(Some(pos), false) {
+            emit_unreceived(emit, k);
+        }
+        if let Some(prev) = self.holder {
+            // a kick-off is taken from the spot
+            let from = if prev.kickoff
+                && prev.last_ball.distance(&CENTRE_SPOT) <= self.cfg.kickoff_spot_m
+            {
+                CENTRE_SPOT
+            } else {
+                prev.last_ball
+            };
+            let travelled = from.distance(&pos);
+            // (not a kick already published as a pass nobody received)
+            let kicked = travelled >= self.cfg.pass_min_distance_m
+                && t - prev.last.t <= self.cfg.pass_max_secs
+                && self.kick_closed != Some(prev.last.frame);
+            let other_team = matches!((prev.team, p.team), (Some(a), Some(b)) if a != b);
+            let same_team = matches!((prev.team, p.team), (Some(a), Some(b)) if a == b);
+            // a pass is an attempt: completed to a teammate or intercepted by an
+            // opponent (as match data counts them); known on reception, dated to
+            // the kick
+            if kicked && (same_team || other_team) {
+                let (outcome, to) = if same_team {
+                    ("complete", "receiver")
+                } else {
+                    ("intercepted", "intercepted_by")
+                };
+                emit.push(
+                    EventKind::Pass,
+                    prev.last,
+                    Some(from),
+                    prev.team,
+                    Some(prev.track_id),
+                    confidence,
+                    detail(&[
+                        ("outcome", Value::from(outcome)),
+                        (to, Value::from(p.track_id)),
+                        ("distance_m", round2(travelled)),
+                        ("duration_secs", round2(t - prev.last.t)),
+                        ("end_x", round2(pos.x)),
+                        ("end_y", round2(pos.y)),
+                    ]),
+                );
+            }
+            if other_team {
+                emit.push(
+                    EventKind::PossessionChange,
+                    now,
+                    Some(pos),
+                    p.team,
+                    Some(p.track_id),
+                    confidence,
+                    detail(&[
+                        ("from_player", Value::from(prev.track_id)),
+                        (
+                            "from_team",
+                            serde_json::to_value(prev.team).unwrap_or(Value::Null),
+                        ),
+                    ]),
+                );
+            }
+        }
+        emit.push(
+            EventKind::Possession,
+            now,
+            Some(pos),
+            p.team,
+            Some(p.track_id),
+            confidence,
+            if kickoff {
+                detail(&[("restart", Value::from("kickoff"))])
+            } else {
+                Map::new()
+            },
+        );
+        self.holder = Some(new);
+        self.shot_armed = true;
     }
 
     /// A new last touch: any flight before it is over.
@@ -480,8 +591,11 @@ impl EventEngine {
             );
         }
 
-        // the holder's kick: the ball away from the last touch and from the holder
-        if let (Some(h), false) = (self.holder, ball.predicted) {
+        // the holder's kick: the ball away from the last touch and from the holder (not the ball
+        // placed on the spot for a kick-off: dead, no flight)
+        let placed =
+            self.kickoff.is_some() && pos.distance(&CENTRE_SPOT) <= self.cfg.kickoff_spot_m;
+        if let (Some(h), false, false) = (self.holder, ball.predicted, placed) {
             let from_touch = h.last_ball.distance(&pos);
             let from_holder = in_frame(f, h.track_id)
                 .and_then(|p| p.pitch)
@@ -591,6 +705,13 @@ impl EventEngine {
             self.kickoff =
                 (away < Some(self.cfg.kickoff_missed_frames)).then_some(Kickoff::AfterGoal(away));
         }
+        // the ball has left the spot: the kick-off was taken by the player last at it
+        if !on_spot && let Some(k) = self.kicker.take() {
+            self.kickoff = None;
+            self.take_ball(&mut emit, &k, true, false);
+            self.candidate = None;
+            self.touched();
+        }
         let nearest = f
             .players
             .iter()
@@ -616,104 +737,30 @@ impl EventEngine {
                             touched = true;
                         }
                     }
-                } else if count >= self.cfg.possession_frames || (self.kickoff.is_some() && on_spot)
-                {
-                    // the kick-off, or at the start a first holder elsewhere (the stream began
-                    // in play); after a goal only the kick-off ends the wait
-                    let kickoff = self.kickoff.is_some() && on_spot;
-                    if kickoff || self.kickoff == Some(Kickoff::Start) {
+                } else if self.kickoff.is_some() && on_spot {
+                    // the kick-off: the player at the ball on the spot has it from the kick (the
+                    // last frame it lies there), published once it has left the spot
+                    self.kicker = Some(Taking {
+                        player: *p,
+                        distance: d,
+                        at: now,
+                        ball: pos,
+                        confidence: ball.confidence,
+                    });
+                } else if count >= self.cfg.possession_frames {
+                    // at the start a first holder elsewhere ends the wait (the stream began in
+                    // play); after a goal only the kick-off does
+                    if self.kickoff == Some(Kickoff::Start) {
                         self.kickoff = None;
                     }
-                    let confidence =
-                        ball.confidence * (1.0 - 0.5 * d / self.cfg.possession_distance_m);
-                    let new = Holder {
-                        track_id: p.track_id,
-                        team: p.team,
-                        kickoff,
-                        last: now,
-                        last_ball: pos,
+                    let taking = Taking {
+                        player: *p,
+                        distance: d,
+                        at: now,
+                        ball: pos,
+                        confidence: ball.confidence,
                     };
-                    // picked up beyond the lines (for the throw-in, the goal kick): the kick
-                    // went out, nobody received it
-                    if outside && let Some(k) = self.unreceived_pass(Some(pos), false) {
-                        emit_unreceived(&mut emit, k);
-                    }
-                    if let Some(prev) = self.holder {
-                        // a kick-off is taken from the spot
-                        let from = if prev.kickoff
-                            && prev.last_ball.distance(&CENTRE_SPOT) <= self.cfg.kickoff_spot_m
-                        {
-                            CENTRE_SPOT
-                        } else {
-                            prev.last_ball
-                        };
-                        let travelled = from.distance(&pos);
-                        // (not a kick already published as a pass nobody received)
-                        let kicked = travelled >= self.cfg.pass_min_distance_m
-                            && t - prev.last.t <= self.cfg.pass_max_secs
-                            && self.kick_closed != Some(prev.last.frame);
-                        let other_team =
-                            matches!((prev.team, p.team), (Some(a), Some(b)) if a != b);
-                        let same_team = matches!((prev.team, p.team), (Some(a), Some(b)) if a == b);
-                        // a pass is an attempt: completed to a teammate or intercepted by an
-                        // opponent (as match data counts them); known on reception, dated to
-                        // the kick
-                        if kicked && (same_team || other_team) {
-                            let (outcome, to) = if same_team {
-                                ("complete", "receiver")
-                            } else {
-                                ("intercepted", "intercepted_by")
-                            };
-                            emit.push(
-                                EventKind::Pass,
-                                prev.last,
-                                Some(from),
-                                prev.team,
-                                Some(prev.track_id),
-                                confidence,
-                                detail(&[
-                                    ("outcome", Value::from(outcome)),
-                                    (to, Value::from(p.track_id)),
-                                    ("distance_m", round2(travelled)),
-                                    ("duration_secs", round2(t - prev.last.t)),
-                                    ("end_x", round2(pos.x)),
-                                    ("end_y", round2(pos.y)),
-                                ]),
-                            );
-                        }
-                        if other_team {
-                            emit.push(
-                                EventKind::PossessionChange,
-                                now,
-                                Some(pos),
-                                p.team,
-                                Some(p.track_id),
-                                confidence,
-                                detail(&[
-                                    ("from_player", Value::from(prev.track_id)),
-                                    (
-                                        "from_team",
-                                        serde_json::to_value(prev.team).unwrap_or(Value::Null),
-                                    ),
-                                ]),
-                            );
-                        }
-                    }
-                    emit.push(
-                        EventKind::Possession,
-                        now,
-                        Some(pos),
-                        p.team,
-                        Some(p.track_id),
-                        confidence,
-                        if kickoff {
-                            detail(&[("restart", Value::from("kickoff"))])
-                        } else {
-                            Map::new()
-                        },
-                    );
-                    self.holder = Some(new);
-                    self.shot_armed = true;
+                    self.take_ball(&mut emit, &taking, false, outside);
                     touched = true;
                 }
                 if touched {

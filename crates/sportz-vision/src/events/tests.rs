@@ -125,14 +125,19 @@ fn possession_needs_k_frames_at_the_feet() {
     assert_eq!((events[0].frame_number, events[0].team), (4, HOME));
     assert!((events[0].video_timestamp - 4.0 / FPS).abs() < 1e-12);
     assert_eq!(events[0].pitch, Some(at(30.5, 34.0)));
-    // the kick-off (at the start, after a goal): the ball on the centre spot is the player's
-    // from the first frame
+    // the kick-off (at the start, after a goal): the ball waiting on the centre spot is nobody's
+    // yet; once it has left the spot it was the player's last at it there, from the kick (the
+    // last frame at his feet on the spot)
     let kicker = [player(1, HOME, 52.0, 34.0)];
-    let events = Script::default()
-        .hold(3, |_| Some(at(52.5, 34.0)), &kicker)
+    let waiting = Script::default().hold(30, |_| Some(at(52.5, 34.0)), &kicker);
+    check(&waiting, &[]);
+    // kicked at 10 m/s: 52.9 (frame 30), 53.3 (31) at his feet, 53.7 (32) beyond his reach,
+    // 54.5 (34) the last frame within 2 m of the spot
+    let events = waiting
+        .roll(at(52.5, 34.0), at(62.5, 34.0), 10.0, &kicker)
         .run();
     assert_eq!(events.len(), 1, "{events:#?}");
-    assert_eq!((events[0].frame_number, events[0].kind), (0, Possession));
+    assert_eq!((events[0].frame_number, events[0].kind), (31, Possession));
     assert_eq!(events[0].details["restart"], "kickoff");
 }
 
@@ -408,22 +413,22 @@ fn ball_out_needs_k_frames_beyond_the_line() {
 
 #[test]
 fn ball_lost_fires_once_when_the_ball_goes() {
-    let p1 = [player(1, HOME, 50.0, 34.0)];
+    let p1 = [player(1, HOME, 40.0, 34.0)];
     let s = Script::default()
-        .hold(8, |_| Some(at(50.5, 34.0)), &p1)
+        .hold(8, |_| Some(at(40.5, 34.0)), &p1)
         .hold(20, |_| None, &p1);
     check(&s, &[(Possession, Some(1)), (BallLost, Some(1))]);
     let lost = &s.run()[1];
     let gone = u64::from(EventConfig::default().ball_lost_frames);
     assert_eq!(
         (lost.frame_number, lost.pitch, lost.team),
-        (8 + gone - 1, Some(at(50.5, 34.0)), HOME)
+        (8 + gone - 1, Some(at(40.5, 34.0)), HOME)
     );
     // a dropout shorter than that is not news
     let blink = Script::default()
-        .hold(8, |_| Some(at(50.5, 34.0)), &p1)
+        .hold(8, |_| Some(at(40.5, 34.0)), &p1)
         .hold(5, |_| None, &p1)
-        .hold(5, |_| Some(at(50.5, 34.0)), &p1);
+        .hold(5, |_| Some(at(40.5, 34.0)), &p1);
     check(&blink, &[(Possession, Some(1))]);
     // never seen, never lost
     check(&Script::default().hold(5, |_| None, &p1), &[]);
@@ -492,12 +497,12 @@ fn events_in_one_frame_are_numbered() {
 
 #[test]
 fn a_ball_in_the_air_projected_far_away_fires_nothing() {
-    let p1 = [player(1, HOME, 50.0, 34.0)];
+    let p1 = [player(1, HOME, 40.0, 34.0)];
     // in the air above the horizon the ground homography puts it thousands of metres away
     let s = Script::default()
-        .hold(8, |_| Some(at(50.5, 34.0)), &p1)
+        .hold(8, |_| Some(at(40.5, 34.0)), &p1)
         .hold(6, |i| Some(at(300.0 + 1000.0 * i as f64, 6000.0)), &p1)
-        .hold(8, |_| Some(at(50.5, 34.0)), &p1);
+        .hold(8, |_| Some(at(40.5, 34.0)), &p1);
     check(&s, &[(Possession, Some(1))]);
 }
 
@@ -640,7 +645,8 @@ fn a_goal_makes_the_next_ball_on_the_centre_spot_a_kick_off() {
     let kicker = [player(4, HOME, 52.0, 34.0)];
     let s = s
         .hold(5, |_| Some(at(106.5, 35.0)), &[])
-        .hold(2, |_| Some(at(52.5, 34.0)), &kicker);
+        .hold(2, |_| Some(at(52.5, 34.0)), &kicker)
+        .roll(at(52.5, 34.0), at(56.5, 34.0), 10.0, &[]);
     let events = s.run();
     let kinds: Vec<(EventKind, Option<u64>)> =
         events.iter().map(|e| (e.kind, e.player_track_id)).collect();
