@@ -15,7 +15,7 @@
 //! vanished identity (a shot's first frame has no camera, and every track starts there).
 //! An identity seen without a camera keeps the last pitch position it had, and the time of it.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use sportz_contract::{ObjectClass, TeamSide};
 
@@ -48,12 +48,6 @@ pub struct IdentityConfig {
     /// switches per player per cut (seed 10111: 61 switches → 34 with the hold). A track that
     /// still has no camera after this long (a close-up) is published with its fresh id.
     pub hold_secs: f64,
-    /// A vanished identity is looked for where its last run was heading: its pitch velocity
-    /// over the last `velocity_secs` of being seen (at least half that long, unbroken)
-    /// carried on for at most `extrapolate_secs` of its time away (players turn; the radius
-    /// covers the rest).
-    pub velocity_secs: f64,
-    pub extrapolate_secs: f64,
 }
 
 impl Default for IdentityConfig {
@@ -65,8 +59,6 @@ impl Default for IdentityConfig {
             max_gap_secs: 30.0,
             confirm_frames: 5,
             hold_secs: 0.5,
-            velocity_secs: 0.6,
-            extrapolate_secs: 1.0,
         }
     }
 }
@@ -105,10 +97,6 @@ struct Identity {
     last_seen: f64,
     /// The last pitch position seen and when.
     last_pitch: Option<(Point, f64)>,
-    /// Pitch positions of the current unbroken run, the last `velocity_secs` of it.
-    recent: VecDeque<(f64, Point)>,
-    /// Metres per second over `recent`, when it spans at least half of `velocity_secs`.
-    velocity: Option<(f64, f64)>,
     referee: bool,
     /// A take-over not yet confirmed: the frames seen since, and the memory before it.
     pending: Option<(u32, Memory)>,
@@ -119,7 +107,6 @@ struct Identity {
 struct Memory {
     last_seen: f64,
     last_pitch: Option<(Point, f64)>,
-    velocity: Option<(f64, f64)>,
 }
 
 impl Identity {
@@ -187,7 +174,6 @@ impl IdentityKeeper {
             let memory = Memory {
                 last_seen: who.last_seen,
                 last_pitch: who.last_pitch,
-                velocity: who.velocity,
             };
             // a take-over of an unconfirmed take-over keeps the memory from before the first
             who.pending = Some((0, who.pending.map_or(memory, |(_, m)| m)));
@@ -199,31 +185,20 @@ impl IdentityKeeper {
                 id
             });
             self.published_of.insert(o.tracker_id, id);
-            let mut before = self.identities.remove(&id);
+            let before = self.identities.get(&id);
             let last_pitch = o
                 .pitch
                 .map(|p| (p, t_secs))
-                .or_else(|| before.as_ref().and_then(|w| w.last_pitch));
+                .or_else(|| before.and_then(|w| w.last_pitch));
             let pending = before
-                .as_ref()
                 .and_then(|w| w.pending)
                 .map(|(n, m)| (n + 1, m))
                 .filter(|(n, _)| *n < cfg.confirm_frames);
-            let mut recent = before
-                .as_mut()
-                .map(|w| std::mem::take(&mut w.recent))
-                .unwrap_or_default();
-            let mut velocity = before.as_ref().and_then(|w| w.velocity);
-            if let Some(p) = o.pitch {
-                (recent, velocity) = run_velocity(recent, t_secs, p, cfg.velocity_secs);
-            }
             let identity = Identity {
                 tracker_id: o.tracker_id,
-                first_seen: before.as_ref().map_or(t_secs, |w| w.first_seen),
+                first_seen: before.map_or(t_secs, |w| w.first_seen),
                 last_seen: t_secs,
                 last_pitch,
-                recent,
-                velocity,
                 referee: o.class == Some(ObjectClass::Referee),
                 pending,
             };
@@ -239,8 +214,6 @@ impl IdentityKeeper {
                 self.published_of.remove(&who.tracker_id);
                 who.last_seen = m.last_seen;
                 who.last_pitch = m.last_pitch;
-                who.velocity = m.velocity;
-                who.recent.clear();
                 who.pending = None;
             }
         }
@@ -309,11 +282,6 @@ impl IdentityKeeper {
                 let vanished = !present.contains(&id) && t_secs > who.last_seen;
                 (vanished && gap <= cfg.max_gap_secs).then(|| {
                     let radius = (cfg.base_radius_m + cfg.speed_mps * gap).min(cfg.max_radius_m);
-                    // where its last run was heading
-                    let ahead = gap.min(cfg.extrapolate_secs);
-                    let q = who
-                        .velocity
-                        .map_or(q, |(vx, vy)| Point::new(q.x + vx * ahead, q.y + vy * ahead));
                     (id, q, radius, who.referee)
                 })
             })
@@ -348,29 +316,6 @@ impl IdentityKeeper {
             .map(|(r, c)| (rows[r].0, cols[c].0))
             .collect()
     }
-}
-
-/// The positions of an identity's unbroken run with `p` at `t` added (a gap of over a fifth of
-/// a second starts a new run), kept for `window` seconds, and the velocity over them once they
-/// span half the window (else none: too short a run to say where it was heading).
-fn run_velocity(
-    mut recent: VecDeque<(f64, Point)>,
-    t: f64,
-    p: Point,
-    window: f64,
-) -> (VecDeque<(f64, Point)>, Option<(f64, f64)>) {
-    if recent.back().is_some_and(|(t0, _)| t - t0 > 0.2) {
-        recent.clear();
-    }
-    recent.push_back((t, p));
-    while recent.front().is_some_and(|(t0, _)| t - t0 > window) {
-        recent.pop_front();
-    }
-    let velocity = recent.front().and_then(|&(t0, p0)| {
-        let dt = t - t0;
-        (dt >= window / 2.0).then(|| ((p.x - p0.x) / dt, (p.y - p0.y) / dt))
-    });
-    (recent, velocity)
 }
 
 /// How unlikely a track is to be a vanished identity: the negative log-likelihood (up to a

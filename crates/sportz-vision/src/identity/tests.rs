@@ -251,39 +251,3 @@ fn new_tracks_are_published_when_there_is_nobody_to_wait_for_or_the_hold_is_over
     let back = k.assign(t + 0.08, &[obs(30, 10.5, 10.0)], no_team);
     assert_eq!(back.ids, vec![1]);
 }
-
-/// A player running when the picture cut away is looked for where his run was heading: after a
-/// cut, a runner (1, at 6 m/s along x) and a team-mate standing 4 m ahead of where he vanished
-/// (2) come back 1 s later, the runner 6 m on and the other where he stood. By last positions
-/// alone the runner's new track is nearer the team-mate's and the pair is swapped.
-#[test]
-fn a_vanished_runner_is_looked_for_where_his_run_was_heading() {
-    let mut k = IdentityKeeper::new(IdentityConfig::default());
-    for i in 0..=25 {
-        let t = f64::from(i) * 0.04;
-        k.assign(
-            t,
-            &[obs(7, 10.0 + 6.0 * t, 30.0), obs(8, 20.0, 30.0)],
-            no_team,
-        );
-    }
-    // the runner vanished at (16, 30); the team-mate stands at (20, 30)
-    let back = k.assign(2.0, &[obs(21, 22.0, 30.0), obs(22, 20.0, 30.0)], no_team);
-    assert_eq!(back.ids, vec![1, 2]);
-    // without the run's heading (a standing player at the runner's last place): nearest wins
-    let cfg = IdentityConfig {
-        extrapolate_secs: 0.0,
-        ..IdentityConfig::default()
-    };
-    let mut k = IdentityKeeper::new(cfg);
-    for i in 0..=25 {
-        let t = f64::from(i) * 0.04;
-        k.assign(
-            t,
-            &[obs(7, 10.0 + 6.0 * t, 30.0), obs(8, 20.0, 30.0)],
-            no_team,
-        );
-    }
-    let back = k.assign(2.0, &[obs(21, 22.0, 30.0), obs(22, 20.0, 30.0)], no_team);
-    assert_eq!(back.ids, vec![2, 1]);
-}
