@@ -218,8 +218,8 @@ const SPOTS: [Point; 3] = [
 /// the air above the pitch would be seen; `None` otherwise.
 fn pitch_below(c: &Calibration, image: Point, margin_m: f64, max_height_m: f64) -> Option<f64> {
     const STEP_PX: f64 = 4.0;
-    // the scale shrinks towards the camera, so the climb is bounded by the picture's height
-    // at any broadcast scale (≥ 0.01 m/px); stop there
+    // the scale shrinks towards the camera; no broadcast view is finer than 0.01 m/px on the
+    // pitch, so farther below than this is higher than `max_height_m` anyway
     let max_px = max_height_m / 0.01;
     let mut below = STEP_PX;
     while below <= max_px {
@@ -291,6 +291,12 @@ impl BallTracker {
         let in_flight = self
             .last_fast
             .is_some_and(|t0| t_secs - t0 <= cfg.spot_memory_secs);
+        // a ball in the air only continues a confirmed track: without one, no candidate off the
+        // pitch is looked at as one
+        let following = self
+            .active
+            .as_ref()
+            .is_some_and(|a| a.hits >= cfg.confirm_hits);
         // with a camera, where the candidate stands and how large it is: on the pitch (`Some(false)`),
         // in the air above it (`Some(true)`), or no ball — off the pitch, on a painted spot just
         // after a kick, or the size of a person
@@ -309,7 +315,7 @@ impl BallTracker {
                     let on_spot = SPOTS.iter().any(|s| p.distance(s) <= cfg.spot_radius_m);
                     (fits(metres_per_px) && !(in_flight && on_spot)).then_some(false)
                 }
-                _ if d.confidence >= cfg.init_confidence => {
+                _ if following && d.confidence >= cfg.init_confidence => {
                     let (x, y) = d.bbox.foot();
                     let foot = Point::new(f64::from(x), f64::from(y));
                     pitch_below(c, foot, cfg.pitch_margin_m, cfg.max_air_m)
@@ -342,7 +348,6 @@ impl BallTracker {
             let confirmed = a.hits >= cfg.confirm_hits;
             let near = usable
                 .iter()
-                .filter(|(_, in_air)| confirmed || !in_air)
                 .map(|(d, _)| {
                     let (cx, cy) = d.bbox.centre();
                     (d, (f64::from(cx) - px).hypot(f64::from(cy) - py))

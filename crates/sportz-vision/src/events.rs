@@ -593,8 +593,8 @@ impl EventEngine {
 
         // the holder's kick: the ball away from the last touch and from the holder (not the ball
         // placed on the spot for a kick-off: dead, no flight)
-        let placed =
-            self.kickoff.is_some() && pos.distance(&CENTRE_SPOT) <= self.cfg.kickoff_spot_m;
+        let on_spot = pos.distance(&CENTRE_SPOT) <= self.cfg.kickoff_spot_m;
+        let placed = self.kickoff.is_some() && on_spot;
         if let (Some(h), false, false) = (self.holder, ball.predicted, placed) {
             let from_touch = h.last_ball.distance(&pos);
             let from_holder = in_frame(f, h.track_id)
@@ -694,7 +694,6 @@ impl EventEngine {
 
         // possession (and the kick-off after a goal, when the ball leaves the spot unseen at
         // anybody's feet)
-        let on_spot = pos.distance(&CENTRE_SPOT) <= self.cfg.kickoff_spot_m;
         if let Some(Kickoff::AfterGoal(away)) = self.kickoff {
             let away = match away {
                 _ if on_spot => Some(0),
