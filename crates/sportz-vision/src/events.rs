@@ -2,7 +2,8 @@
 //!
 //! - `ball_lost`: the ball was tracked and is gone for `ball_lost_frames` frames.
 //! - `possession`: one player is the nearest to the ball, within `possession_distance_m`, for
-//!   `possession_frames` consecutive frames, and was not already the holder; at the start and
+//!   `possession_frames` consecutive frames, and was not already the holder (who stays the
+//!   nearest against a player less than `possession_keep_m` nearer); at the start and
 //!   after a goal, the kick-off: the player last at the ball on the centre spot, published once
 //!   the ball has left the spot and dated to that last frame (the kick; the ball waiting on the
 //!   spot is nobody's, and no pass flies to it).
@@ -55,6 +56,10 @@ pub struct EventConfig {
     pub ball_lost_frames: u32,
     pub possession_distance_m: f64,
     pub possession_frames: u32,
+    /// The holder stays the nearest player to the ball while within `possession_distance_m`
+    /// of it and no other player is this much nearer (an opponent jockeying in front of the
+    /// carrier stands at the ball too: without this the possession flips between them).
+    pub possession_keep_m: f64,
     pub pass_min_distance_m: f64,
     pub pass_max_secs: f64,
     pub shot_min_speed_mps: f64,
@@ -95,6 +100,7 @@ impl Default for EventConfig {
             ball_lost_frames: 12,
             possession_distance_m: 1.5,
             possession_frames: 5,
+            possession_keep_m: 0.6,
             pass_min_distance_m: 5.0,
             pass_max_secs: 5.0,
             shot_min_speed_mps: 15.0,
@@ -711,12 +717,20 @@ impl EventEngine {
             self.candidate = None;
             self.touched();
         }
-        let nearest = f
+        let mut at_ball = f
             .players
             .iter()
             .filter_map(|p| p.pitch.map(|pp| (p, pp.distance(&pos))))
-            .filter(|(_, d)| *d <= self.cfg.possession_distance_m)
-            .min_by(|a, b| a.1.total_cmp(&b.1));
+            .filter(|(_, d)| *d <= self.cfg.possession_distance_m);
+        let nearest = at_ball.clone().min_by(|a, b| a.1.total_cmp(&b.1));
+        // the holder keeps the ball against a player only a little nearer
+        let holding = self.holder.map(|h| h.track_id);
+        let nearest = at_ball
+            .find(|(p, d)| {
+                holding == Some(p.track_id)
+                    && nearest.is_some_and(|(_, n)| *d <= n + self.cfg.possession_keep_m)
+            })
+            .or(nearest);
         match nearest {
             Some((p, d)) => {
                 let count = match self.candidate {

@@ -4,8 +4,8 @@
 //! Pitch fields are `None` (and `coordinate_mode` is `pixel`) while there is no calibration.
 
 use sportz_contract::{
-    Ball, CoordinateMode, EventData, EventId, FrameData, Kits, MatchId, PitchPoint, PixelPoint,
-    Player, TeamSide, TrailPoint, Velocity,
+    Ball, CoordinateMode, EventData, EventId, FrameData, Kits, MatchId, ObjectClass, PitchPoint,
+    PixelPoint, Player, TeamSide, TrailPoint, Velocity,
 };
 use ulid::Ulid;
 
@@ -127,7 +127,8 @@ fn hex(c: crate::teams::Colour) -> String {
     sportz_contract::frame::hex_of_rgb(c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8))
 }
 
-/// The event engine's view of the trackers' output.
+/// The event engine's view of the trackers' output: the ball and the players (keepers
+/// included); referees are left out, they never have the ball.
 #[must_use]
 pub fn event_inputs(
     ball: Option<&BallState>,
@@ -142,6 +143,7 @@ pub fn event_inputs(
     });
     let players = players
         .iter()
+        .filter(|d| d.class != Some(ObjectClass::Referee))
         .filter_map(|d| {
             let track_id = d.track_id?;
             Some(PlayerObs {

@@ -226,6 +226,41 @@ fn an_interception_is_a_pass_attempt_and_a_possession_change() {
 }
 
 #[test]
+fn a_defender_at_the_ball_takes_it_only_once_nearer_than_the_carrier_by_a_margin() {
+    // the carrier dribbles with the ball 0.7 m ahead, an opponent retreats 0.3 m from it
+    // (jockeying): the carrier keeps it, whoever is a little nearer in any frame
+    let carrier = |x: f64| player(1, HOME, x, 34.0);
+    let defender = |x: f64| player(3, AWAY, x + 1.0, 34.0);
+    let mut s = Script::default().hold(
+        8,
+        |_| Some(at(30.0, 34.0)),
+        &[carrier(29.3), player(3, AWAY, 40.0, 34.0)],
+    );
+    for i in 0..40 {
+        let x = 30.0 + f64::from(i) * 0.2;
+        s = s.hold(1, |_| Some(at(x + 0.7, 34.0)), &[carrier(x), defender(x)]);
+    }
+    check(&s, &[(Possession, Some(1))]);
+    // the defender wins it: at the ball while the carrier is left 1.2 m behind
+    for i in 0..10 {
+        let x = 38.0 + f64::from(i) * 0.2;
+        s = s.hold(
+            1,
+            |_| Some(at(x + 1.2, 34.0)),
+            &[carrier(x), defender(x + 0.2)],
+        );
+    }
+    check(
+        &s,
+        &[
+            (Possession, Some(1)),
+            (PossessionChange, Some(3)),
+            (Possession, Some(3)),
+        ],
+    );
+}
+
+#[test]
 fn a_shot_is_fast_and_heads_between_the_posts() {
     let striker = [player(9, AWAY, 80.0, 30.0)];
     let shoot = |to: Point, speed: f64| {

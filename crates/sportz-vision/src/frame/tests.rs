@@ -109,6 +109,20 @@ fn calibrated_frames_carry_metres_and_teams() {
     let (b, players) = event_inputs(Some(&ball()), &people(), None, None);
     assert_eq!(b.unwrap().pitch, None, "no calibration, no metres");
     assert_eq!(players[0].pitch, None);
+    // a referee is published in the frame but never has the ball
+    let mut referee = people();
+    referee[0].class = Some(ObjectClass::Referee);
+    let f = build_frame(
+        &meta(),
+        Some(&ball()),
+        &[],
+        &referee,
+        Some(&teams),
+        Some(&cal),
+    );
+    assert_eq!(f.players.len(), 1);
+    let (_, players) = event_inputs(Some(&ball()), &referee, Some(&teams), Some(&cal));
+    assert!(players.is_empty(), "{players:?}");
 }
 
 fn event(frame_number: u64, seq: u16, timestamp: f64) -> Event {
