@@ -20,7 +20,10 @@
 //!   and a ball out over a goal line still waiting for its confirmation.
 //! - `shot`: the ball at `shot_min_speed_mps` or faster (no faster than a ball is kicked,
 //!   `shot_max_speed_mps`), heading between the posts of a goal
-//!   within `shot_max_distance_m` (once per flight).
+//!   within `shot_max_distance_m` (once per flight); and a goal's flight with no shot seen
+//!   (a ball in the air projects beyond the posts): the holder's last touch, if within
+//!   `shot_max_distance_m` of the goal and `pass_max_secs` before it, published with the goal
+//!   and dated to the kick.
 //! - `ball_out`: the ball beyond the lines by `ball_out_margin_m` for `ball_out_frames` detected
 //!   frames (not when it went in). Over a goal line it is published `goal_confirm_secs` later,
 //!   dated to the exit, unless the ball turns up in the net meanwhile. Its `restart` detail:
@@ -217,9 +220,10 @@ struct GoalLineExit {
     restart: Option<&'static str>,
 }
 
-/// A pass attempt nobody received, ready to publish.
+/// A kick found after the fact (a pass attempt nobody received, a shot seen only by its
+/// goal), ready to publish.
 #[derive(Debug, Clone)]
-struct UnreceivedPass {
+struct FoundKick {
     at: Stamp,
     pitch: Point,
     team: Option<TeamSide>,
@@ -335,7 +339,7 @@ impl EventEngine {
         // picked up beyond the lines (for the throw-in, the goal kick): the kick
         // went out, nobody received it
         if outside && let Some(k) = self.unreceived_pass(Some(pos), false) {
-            emit_unreceived(emit, k);
+            emit_kick(emit, EventKind::Pass, k);
         }
         if let Some(prev) = self.holder {
             // a kick-off is taken from the spot
@@ -425,7 +429,7 @@ impl EventEngine {
     /// The holder's kick as a pass nobody received, if the ball left the holder, was no shot,
     /// and was not published yet; marks it published. `end`: where the ball was last seen;
     /// `ended`: the stream ended before the time was up.
-    fn unreceived_pass(&mut self, end: Option<Point>, ended: bool) -> Option<UnreceivedPass> {
+    fn unreceived_pass(&mut self, end: Option<Point>, ended: bool) -> Option<FoundKick> {
         let h = self.holder?;
         if !self.kick_far || self.kick_shot || self.kick_closed == Some(h.last.frame) {
             return None;
@@ -443,7 +447,7 @@ impl EventEngine {
         if let Some(e) = end {
             pairs.extend([("end_x", round2(e.x)), ("end_y", round2(e.y))]);
         }
-        Some(UnreceivedPass {
+        Some(FoundKick {
             at: h.last,
             pitch: h.last_ball,
             team: h.team,
@@ -451,6 +455,36 @@ impl EventEngine {
             // nobody confirmed it by receiving the ball
             confidence: 0.5,
             details: detail(&pairs),
+        })
+    }
+
+    /// The shot a goal (crossing `line` at `at`) was scored from when none was published in
+    /// its flight: the holder's last touch, when within the range and time of a shot and
+    /// beyond twice the reach from the line.
+    fn unseen_shot(&self, at: Stamp, line: Point, goal: &str) -> Option<FoundKick> {
+        let h = self.holder.filter(|_| !self.kick_shot)?;
+        let distance = h.last_ball.distance(&line);
+        let secs = at.t - h.last.t;
+        // (a player beside the ball as it crosses the line is no kick from there)
+        if distance < 2.0 * self.cfg.possession_distance_m
+            || distance > self.cfg.shot_max_distance_m
+            || !(0.0..=self.cfg.pass_max_secs).contains(&secs)
+        {
+            return None;
+        }
+        Some(FoundKick {
+            at: h.last,
+            pitch: h.last_ball,
+            team: h.team,
+            player: h.track_id,
+            // seen in by the goal, not in flight
+            confidence: 0.5,
+            details: detail(&[
+                ("goal", Value::from(goal)),
+                ("speed_mps", round2(distance / secs.max(1e-3))),
+                ("distance_m", round2(distance)),
+                ("on_target", Value::from(true)),
+            ]),
         })
     }
 
@@ -474,7 +508,7 @@ impl EventEngine {
             emit_goal_line_out(&mut emit, &x);
         }
         if let Some(k) = self.unreceived_pass(self.last_ball_pitch, true) {
-            emit_unreceived(&mut emit, k);
+            emit_kick(&mut emit, EventKind::Pass, k);
         }
         emit.out
     }
@@ -499,7 +533,7 @@ impl EventEngine {
             .is_some_and(|h| now.t - h.last.t > self.cfg.pass_max_secs)
             && let Some(k) = self.unreceived_pass(self.last_ball_pitch, false)
         {
-            emit_unreceived(&mut emit, k);
+            emit_kick(&mut emit, EventKind::Pass, k);
         }
         // the holder's side, once the team assigner knows it (the first seconds of a stream)
         if let Some(h) = self.holder.as_mut().filter(|h| h.team.is_none()) {
@@ -580,6 +614,11 @@ impl EventEngine {
         }
         if let Some((at, point, name)) = goal.filter(|_| !self.goal_fired) {
             self.goal_fired = true;
+            // a goal is scored from a shot: one not seen as such (a ball in the air projects
+            // beyond the posts) is the holder's last kick, dated to it
+            if let Some(kick) = self.unseen_shot(at, point, name) {
+                emit_kick(&mut emit, EventKind::Shot, kick);
+            }
             // the kick went in: no pass; the next restart is a kick-off
             self.kick_closed = self.holder.map(|h| h.last.frame);
             self.kickoff = Some(Kickoff::AfterGoal(None));
@@ -906,10 +945,10 @@ fn emit_goal_line_out(emit: &mut Emitted, x: &GoalLineExit) {
     );
 }
 
-/// Publishes a pass attempt nobody received.
-fn emit_unreceived(emit: &mut Emitted, k: UnreceivedPass) {
+/// Publishes a kick found after the fact.
+fn emit_kick(emit: &mut Emitted, kind: EventKind, k: FoundKick) {
     emit.push(
-        EventKind::Pass,
+        kind,
         k.at,
         Some(k.pitch),
         k.team,

@@ -353,8 +353,16 @@ fn a_ball_flying_in_is_a_goal_once_it_lies_in_the_net() {
     );
     let events = s.run();
     let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
-    assert_eq!(kinds, [Possession, Goal], "{events:#?}");
-    let goal = &events[1];
+    // no shot was seen in the flight: the goal was scored from the striker's last touch
+    assert_eq!(kinds, [Possession, Shot, Goal], "{events:#?}");
+    let (shot, goal) = (&events[1], &events[2]);
+    assert_eq!(shot.player_track_id, Some(9));
+    assert_eq!(
+        shot.frame_number, 8,
+        "dated to the kick: the last frame at the feet"
+    );
+    assert_eq!(shot.details["on_target"], true);
+    assert_eq!(shot.details["goal"], "right");
     assert_eq!(goal.player_track_id, Some(9));
     assert_eq!(goal.details["goal"], "right");
     assert_eq!(goal.pitch, Some(at(LENGTH_M, 32.0)));
@@ -369,6 +377,28 @@ fn a_ball_flying_in_is_a_goal_once_it_lies_in_the_net() {
         let kinds: Vec<EventKind> = s.run().iter().map(|e| e.kind).collect();
         assert_eq!(kinds, [Possession, BallOut], "{rest:?}");
     }
+}
+
+#[test]
+fn a_goal_without_a_shot_seen_is_scored_from_the_last_touch_but_not_from_the_line() {
+    // a slow kick from 15 m (no shot by speed): the goal makes the kick a shot
+    let striker = [player(9, AWAY, 90.0, 34.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(90.3, 34.0)), &striker)
+        .roll(at(90.3, 34.0), at(106.0, 34.0), 10.0, &striker)
+        .hold(5, |_| Some(at(106.0, 34.0)), &striker);
+    check(
+        &s,
+        &[(Possession, Some(9)), (Shot, Some(9)), (Goal, Some(9))],
+    );
+    // near miss: the holder walks it in, at the ball as it crosses the line
+    let walk = |x: f64| [player(9, AWAY, x - 0.5, 34.0)];
+    let mut s = Script::default();
+    for i in 0..30 {
+        let x = 102.0 + f64::from(i) * 0.15;
+        s = s.hold(1, |_| Some(at(x, 34.0)), &walk(x));
+    }
+    check(&s, &[(Possession, Some(9)), (Goal, Some(9))]);
 }
 
 #[test]
