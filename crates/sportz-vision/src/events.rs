@@ -8,7 +8,7 @@
 //!   the ball has left the spot and dated to that last frame (the kick; the ball waiting on the
 //!   spot is nobody's, and no pass flies to it).
 //! - `possession_change`: a new holder of the other team than the previous one.
-//! - `pass`: a new holder, the ball having travelled at least `pass_min_distance_m` within
+//! - `pass`: a new holder, the ball having travelled at least `pass_received_min_m` within
 //!   `pass_max_secs` from the previous one: `outcome` `complete` to a teammate, `intercepted`
 //!   by an opponent (then also a `possession_change`), as match data counts pass attempts;
 //!   published on reception, dated to the frame the ball left the passer. A kick that nobody
@@ -63,7 +63,12 @@ pub struct EventConfig {
     /// of it and no other player is this much nearer (an opponent jockeying in front of the
     /// carrier stands at the ball too: without this the possession flips between them).
     pub possession_keep_m: f64,
+    /// How far a kick nobody received must take the ball from the passer's last touch.
     pub pass_min_distance_m: f64,
+    /// How far the ball must travel between the passer's last touch and a new holder for a
+    /// pass: less than for a kick nobody received, the receiver confirms it (short passes, and
+    /// passes intercepted a step away, are common; the ball's position is good to about a metre).
+    pub pass_received_min_m: f64,
     pub pass_max_secs: f64,
     pub shot_min_speed_mps: f64,
     /// Faster is no kick but a ball track hopping between candidates (after a goal, around the
@@ -105,6 +110,7 @@ impl Default for EventConfig {
             possession_frames: 5,
             possession_keep_m: 0.6,
             pass_min_distance_m: 5.0,
+            pass_received_min_m: 2.5,
             pass_max_secs: 5.0,
             shot_min_speed_mps: 15.0,
             shot_max_speed_mps: crate::ball::MAX_BALL_MPS,
@@ -352,7 +358,7 @@ impl EventEngine {
             };
             let travelled = from.distance(&pos);
             // (not a kick already published as a pass nobody received)
-            let kicked = travelled >= self.cfg.pass_min_distance_m
+            let kicked = travelled >= self.cfg.pass_received_min_m
                 && t - prev.last.t <= self.cfg.pass_max_secs
                 && self.kick_closed != Some(prev.last.frame);
             let other_team = matches!((prev.team, p.team), (Some(a), Some(b)) if a != b);

@@ -142,7 +142,7 @@ fn possession_needs_k_frames_at_the_feet() {
 }
 
 #[test]
-fn a_pass_between_teammates_over_five_metres() {
+fn a_pass_between_teammates() {
     let players = [
         player(1, HOME, 30.0, 30.0),
         player(2, HOME, 30.0, 40.0),
@@ -176,13 +176,30 @@ fn a_pass_between_teammates_over_five_metres() {
         .hold(8, |_| Some(at(30.2, 39.7)), &players);
     let pass = late.run().remove(1);
     assert_eq!((pass.kind, pass.team), (Pass, HOME));
-    // near miss: a 3 m lay-off is possession, not a pass
-    let close = [player(1, HOME, 30.0, 30.0), player(2, HOME, 30.0, 33.5)];
-    let s = Script::default()
-        .hold(8, |_| Some(at(30.2, 30.3)), &close)
-        .roll(at(30.2, 30.3), at(30.2, 33.3), 6.0, &close)
-        .hold(8, |_| Some(at(30.2, 33.3)), &close);
-    check(&s, &[(Possession, Some(1)), (Possession, Some(2))]);
+    // a 4 m lay-off is a pass (the receiver confirms it); near miss: the ball moved 2 m to a
+    // teammate beside the holder is possession, not a pass
+    let lay_off = |gap: f64| {
+        let close = [
+            player(1, HOME, 30.0, 30.0),
+            player(2, HOME, 30.0, 30.0 + gap),
+        ];
+        Script::default()
+            .hold(8, |_| Some(at(30.2, 30.3)), &close)
+            .roll(at(30.2, 30.3), at(30.2, 29.8 + gap), 6.0, &close)
+            .hold(8, |_| Some(at(30.2, 29.8 + gap)), &close)
+    };
+    check(
+        &lay_off(4.5),
+        &[
+            (Possession, Some(1)),
+            (Pass, Some(1)),
+            (Possession, Some(2)),
+        ],
+    );
+    check(
+        &lay_off(2.5),
+        &[(Possession, Some(1)), (Possession, Some(2))],
+    );
 }
 
 #[test]
