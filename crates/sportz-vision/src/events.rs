@@ -22,7 +22,9 @@
 //!   `shot_max_speed_mps`), heading between the posts of a goal
 //!   within `shot_max_distance_m` (once per flight); and a goal's flight with no shot seen
 //!   (a ball in the air projects beyond the posts): the holder's last touch, if within
-//!   `shot_max_distance_m` of the goal and `pass_max_secs` before it, published with the goal
+//!   `shot_max_distance_m` of the goal but beyond twice `possession_distance_m` of the line
+//!   (a player beside the ball as it crosses is no shot), and `pass_max_secs` before it,
+//!   published with the goal
 //!   and dated to the kick.
 //! - `ball_out`: the ball beyond the lines by `ball_out_margin_m` for `ball_out_frames` detected
 //!   frames (not when it went in). Over a goal line it is published `goal_confirm_secs` later,
@@ -236,6 +238,21 @@ struct FoundKick {
     player: u64,
     confidence: f64,
     details: Map<String, Value>,
+}
+
+impl FoundKick {
+    /// The holder's last touch, found after the fact (so with half the confidence of a kick
+    /// seen as such).
+    fn from_holder(h: &Holder, details: Map<String, Value>) -> Self {
+        Self {
+            at: h.last,
+            pitch: h.last_ball,
+            team: h.team,
+            player: h.track_id,
+            confidence: 0.5,
+            details,
+        }
+    }
 }
 
 /// The event engine's state between frames.
@@ -453,15 +470,8 @@ impl EventEngine {
         if let Some(e) = end {
             pairs.extend([("end_x", round2(e.x)), ("end_y", round2(e.y))]);
         }
-        Some(FoundKick {
-            at: h.last,
-            pitch: h.last_ball,
-            team: h.team,
-            player: h.track_id,
-            // nobody confirmed it by receiving the ball
-            confidence: 0.5,
-            details: detail(&pairs),
-        })
+        // nobody confirmed it by receiving the ball
+        Some(FoundKick::from_holder(&h, detail(&pairs)))
     }
 
     /// The shot a goal (crossing `line` at `at`) was scored from when none was published in
@@ -478,20 +488,16 @@ impl EventEngine {
         {
             return None;
         }
-        Some(FoundKick {
-            at: h.last,
-            pitch: h.last_ball,
-            team: h.team,
-            player: h.track_id,
-            // seen in by the goal, not in flight
-            confidence: 0.5,
-            details: detail(&[
+        // seen in by the goal, not in flight
+        Some(FoundKick::from_holder(
+            &h,
+            detail(&[
                 ("goal", Value::from(goal)),
                 ("speed_mps", round2(distance / secs.max(1e-3))),
                 ("distance_m", round2(distance)),
                 ("on_target", Value::from(true)),
             ]),
-        })
+        ))
     }
 
     #[must_use]
