@@ -32,6 +32,12 @@
 //!   `throw_in` over a touchline; over a goal line `corner_kick` when the last holder's side
 //!   defends that goal, `goal_kick` when the other side does (which side defends which goal:
 //!   `ends.rs`, from where the sides stand), none when either is unknown.
+//!   A ball out nobody saw (a ball lofted over the far touchline, in the air as it crosses and
+//!   lost before it lands) is found by its throw-in: the ball back in play within
+//!   `throw_in_band_m` of a touchline after `restart_gap_secs` without a position on the pitch
+//!   (no ball out or goal published meanwhile) went out over that line — dated to the last
+//!   frame it was seen lying beyond the lines, else to where its flight was lost (the last frame
+//!   it was still seen in the air), confidence 0.5; its kick is a pass nobody received (`out`).
 //! - `goal`: the ball crosses a goal line between the posts, or lies in the net (behind the line,
 //!   between the posts, within `net_depth_m`) for `ball_out_frames` detected frames — a ball
 //!   flying in above the ground is projected beyond the far post by the ground homography and
@@ -89,6 +95,12 @@ pub struct EventConfig {
     pub net_depth_m: f64,
     /// After a goal the ball is dead for at least this long.
     pub goal_dead_secs: f64,
+    /// A ball unseen on the pitch for at least this long that comes back in play within
+    /// `throw_in_band_m` of a touchline came back by a throw-in: it went out over that line
+    /// unseen (a ball lofted over the far touchline is in the air as it crosses, projected far
+    /// beyond the line, and lost before it lands). Longer than a long ball hangs in the air.
+    pub restart_gap_secs: f64,
+    pub throw_in_band_m: f64,
     /// A ball position farther than this outside the lines is not on the ground (a ball in the
     /// air projects far beyond the pitch, even above the horizon): the frame is ignored.
     pub implausible_beyond_m: f64,
@@ -124,6 +136,8 @@ impl Default for EventConfig {
             goal_confirm_secs: 2.0,
             net_depth_m: 3.0,
             goal_dead_secs: 10.0,
+            restart_gap_secs: 2.5,
+            throw_in_band_m: 3.0,
             implausible_beyond_m: 10.0,
             kickoff_spot_m: 2.0,
             kickoff_missed_frames: 25,
@@ -138,6 +152,9 @@ pub struct BallObs {
     pub pitch: Option<Point>,
     pub predicted: bool,
     pub confidence: f64,
+    /// The frame had a camera: a ball without `pitch` is then one in the air (or off the
+    /// pitch), still seen — not a close-up or a replay.
+    pub with_camera: bool,
 }
 
 /// A player as the engine sees it in one frame.
@@ -228,6 +245,17 @@ struct GoalLineExit {
     restart: Option<&'static str>,
 }
 
+/// The last detected ball position on the pitch, for a ball out seen only by its throw-in.
+#[derive(Debug, Clone, Copy)]
+struct GroundSeen {
+    at: Stamp,
+    /// Beyond the lines and slow there: lying out (not a ball in the air projected beyond).
+    lying_out: bool,
+    /// The last frame the ball was still seen after it (in the air, with a camera; holes of
+    /// up to `ball_lost_frames` frames): where its flight was lost.
+    flight_end: Stamp,
+}
+
 /// A kick found after the fact (a pass attempt nobody received, a shot seen only by its
 /// goal), ready to publish.
 #[derive(Debug, Clone)]
@@ -278,6 +306,7 @@ pub struct EventEngine {
     last_goal_t: Option<f64>,
     pending_exit: Option<GoalLineExit>,
     previous_pitch: Option<Point>,
+    last_ground: Option<GroundSeen>,
     /// Since the holder's last touch: the ball has left the passer (far from the touch and
     /// from the passer), the farthest it got from the touch, and whether the flight was a shot.
     kick_far: bool,
@@ -336,6 +365,7 @@ impl EventEngine {
             last_goal_t: None,
             pending_exit: None,
             previous_pitch: None,
+            last_ground: None,
             kick_far: false,
             kick_reach: 0.0,
             kick_shot: false,
@@ -500,6 +530,37 @@ impl EventEngine {
         ))
     }
 
+    /// The ball seen in the air (with a camera, no position on the pitch): its flight goes on.
+    fn seen_in_flight(&mut self, now: Stamp) {
+        let hole = u64::from(self.cfg.ball_lost_frames);
+        if let Some(g) = self.last_ground.as_mut()
+            && now.frame.saturating_sub(g.flight_end.frame) <= hole
+        {
+            g.flight_end = now;
+        }
+    }
+
+    /// The ball back in play within `throw_in_band_m` of a touchline after `restart_gap_secs`
+    /// unseen on the pitch: a throw-in, so it went out over that line unseen — when it was seen
+    /// lying beyond the lines, else when its flight was lost. `None` when a ball out or a goal
+    /// was published meanwhile.
+    fn unseen_throw_in(&self, now: Stamp, pos: Point) -> Option<(Stamp, Point)> {
+        let g = self.last_ground?;
+        let band = self.cfg.throw_in_band_m;
+        let line = if pos.y <= band {
+            0.0
+        } else if pos.y >= WIDTH_M - band {
+            WIDTH_M
+        } else {
+            return None;
+        };
+        if self.out_fired || !is_inside(pos, 0.0) || now.t - g.at.t < self.cfg.restart_gap_secs {
+            return None;
+        }
+        let at = if g.lying_out { g.at } else { g.flight_end };
+        Some((at, Point::new(pos.x, line)))
+    }
+
     #[must_use]
     pub const fn config(&self) -> &EventConfig {
         &self.cfg
@@ -579,6 +640,9 @@ impl EventEngine {
             .pitch
             .filter(|p| is_inside(*p, self.cfg.implausible_beyond_m))
         else {
+            if ball.with_camera && !ball.predicted {
+                self.seen_in_flight(now);
+            }
             return emit.out;
         };
         self.last_ball_pitch = Some(pos);
@@ -665,6 +729,21 @@ impl EventEngine {
             }
         }
 
+        // the ball back in play by a throw-in after it was unseen: it went out there
+        if !ball.predicted
+            && let Some((at, point)) = self.unseen_throw_in(now, pos)
+        {
+            self.out_fired = true;
+            // inferred, not seen
+            emit_touchline_out(&mut emit, at, point, holder_team, holder_id, 0.5);
+            // the kick went out: a pass nobody received, or none
+            self.kick_out = self.kick_far;
+            if let Some(k) = self.unreceived_pass(Some(point), false) {
+                emit_kick(&mut emit, EventKind::Pass, k);
+            }
+            self.kick_closed = self.holder.map(|h| h.last.frame);
+        }
+
         // ball out: beyond the lines for k detected frames; back in play once seen inside for
         // k detected frames
         let outside = !is_inside(pos, self.cfg.ball_out_margin_m);
@@ -706,18 +785,7 @@ impl EventEngine {
                         restart: self.ends.goal_line_restart(pos.x < 0.0, holder_team),
                     });
                 } else {
-                    emit.push(
-                        EventKind::BallOut,
-                        now,
-                        Some(at),
-                        holder_team,
-                        holder_id,
-                        ball.confidence,
-                        detail(&[
-                            ("line", Value::from("touchline")),
-                            ("restart", Value::from("throw_in")),
-                        ]),
-                    );
+                    emit_touchline_out(&mut emit, now, at, holder_team, holder_id, ball.confidence);
                     // a kick out over a touchline: a pass nobody received, unless somebody
                     // has the ball in time after all (a ball in the air projects beyond the
                     // line)
@@ -748,6 +816,14 @@ impl EventEngine {
             }
             _ => None,
         };
+
+        let lying_out = !is_inside(pos, self.cfg.ball_out_margin_m)
+            && velocity.is_some_and(|(vx, vy)| vx.hypot(vy) < 0.5 * self.cfg.shot_min_speed_mps);
+        self.last_ground = Some(GroundSeen {
+            at: now,
+            lying_out,
+            flight_end: now,
+        });
 
         // possession (and the kick-off after a goal, when the ball leaves the spot unseen at
         // anybody's feet)
@@ -954,6 +1030,29 @@ fn emit_goal_line_out(emit: &mut Emitted, x: &GoalLineExit) {
             ]),
             None => detail(&[("line", Value::from("goal_line"))]),
         },
+    );
+}
+
+/// Publishes a ball out over a touchline (for a throw-in).
+fn emit_touchline_out(
+    emit: &mut Emitted,
+    at: Stamp,
+    pitch: Point,
+    team: Option<TeamSide>,
+    player: Option<u64>,
+    confidence: f64,
+) {
+    emit.push(
+        EventKind::BallOut,
+        at,
+        Some(pitch),
+        team,
+        player,
+        confidence,
+        detail(&[
+            ("line", Value::from("touchline")),
+            ("restart", Value::from("throw_in")),
+        ]),
     );
 }
 

@@ -140,6 +140,7 @@ pub fn event_inputs(
         pitch: b.pitch.filter(|_| calibration.is_some()),
         predicted: b.predicted,
         confidence: b.confidence,
+        with_camera: calibration.is_some(),
     });
     let players = players
         .iter()

@@ -3,7 +3,7 @@ use super::*;
 const FPS: f64 = 25.0;
 
 /// A scripted sequence: per frame, the ball (pitch metres) and players `(id, team, x, y)`.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Script {
     frames: Vec<(Option<Point>, Vec<PlayerObs>)>,
 }
@@ -72,6 +72,7 @@ impl Script {
                     pitch: Some(p),
                     predicted: false,
                     confidence: 0.9,
+                    with_camera: true,
                 }),
                 players,
             }));
@@ -527,6 +528,7 @@ fn ball_lost_fires_once_when_the_ball_goes() {
         pitch: None,
         predicted: false,
         confidence: 0.5,
+        with_camera: false,
     });
     assert!(engine.step(&frame(0, seen)).is_empty());
     let events: Vec<Event> = (1..=gone)
@@ -646,6 +648,80 @@ fn a_clearance_out_over_the_touchline_is_a_pass_nobody_received() {
         .hold(50, |_| Some(at(55.0, 69.5)), &thrower);
     let pass = picked.run().into_iter().find(|e| e.kind == Pass).unwrap();
     assert_eq!(pass.details["outcome"], "out");
+}
+
+#[test]
+fn a_ball_lofted_out_unseen_is_found_by_its_throw_in() {
+    let passer = player(1, HOME, 40.0, 20.0);
+    // the thrower stands on the far touchline
+    let players = [passer, player(3, AWAY, 52.0, -0.3)];
+    let kicked = Script::default()
+        .hold(8, |_| Some(at(40.3, 20.2)), &players)
+        .roll(at(40.3, 20.2), at(46.0, 12.0), 20.0, &players);
+    // the last frame at the passer's feet
+    let kick_frame = 8;
+    // lofted over the far touchline: seen in the air (projected far beyond the line) until the
+    // flight is lost, then unseen (a close-up) until the throw-in
+    let lofted = |unseen: usize| {
+        kicked
+            .clone()
+            .hold(20, |_| Some(at(50.0, -40.0)), &players)
+            .hold(unseen, |_| None, &players)
+    };
+    let flight_end = (kicked.frames.len() + 19) as u64;
+    let thrown = |s: Script, y: f64| s.hold(10, move |_| Some(at(52.0, y)), &players);
+    let s = thrown(lofted(60), 0.5);
+    check(
+        &s,
+        &[
+            (Possession, Some(1)),
+            (BallLost, Some(1)),
+            (BallOut, Some(1)),
+            (Pass, Some(1)),
+            (PossessionChange, Some(3)),
+            (Possession, Some(3)),
+        ],
+    );
+    let events = s.run();
+    let (out, pass) = (&events[2], &events[3]);
+    assert_eq!(
+        out.frame_number, flight_end,
+        "dated to where the flight was lost"
+    );
+    assert_eq!(out.pitch, Some(at(52.0, 0.0)));
+    assert_eq!(out.details["restart"], "throw_in");
+    assert!((out.confidence - 0.5).abs() < 1e-9);
+    assert_eq!(
+        (pass.frame_number, &pass.details["outcome"]),
+        (kick_frame, &"out".into())
+    );
+    // near miss: back sooner than a long ball hangs in the air — it was received there
+    let soon = thrown(lofted(30), 0.5).run();
+    assert!(soon.iter().all(|e| e.kind != BallOut), "{soon:#?}");
+    // near miss: back in play away from the touchlines
+    let mid = thrown(lofted(60), 6.0).run();
+    assert!(mid.iter().all(|e| e.kind != BallOut), "{mid:#?}");
+    // a ball out seen going out is published once
+    let seen_out = Script::default()
+        .hold(8, |_| Some(at(40.3, 20.2)), &players)
+        .roll(at(40.3, 20.2), at(50.0, -1.0), 20.0, &players)
+        .hold(5, |_| Some(at(50.0, -1.0)), &players)
+        .hold(80, |_| None, &players);
+    let once = thrown(seen_out, 0.5).run();
+    assert_eq!(
+        once.iter().filter(|e| e.kind == BallOut).count(),
+        1,
+        "{once:#?}"
+    );
+    // seen lying beyond the line for two frames (too few for a ball out) before it was lost:
+    // dated to the last
+    let rolled_out = Script::default()
+        .hold(8, |_| Some(at(40.3, 2.2)), &players)
+        .roll(at(40.3, 2.2), at(40.3, -0.5), 4.0, &players);
+    let lying = (rolled_out.frames.len() - 1) as u64;
+    let events = thrown(rolled_out.hold(80, |_| None, &players), 0.5).run();
+    let out = events.iter().find(|e| e.kind == BallOut).unwrap();
+    assert_eq!(out.frame_number, lying);
 }
 
 #[test]
