@@ -60,13 +60,17 @@ pub struct BallConfig {
     /// (metres) are no ball on the ground (crowd, boards, the scoreboard — or a ball in the air,
     /// see `max_air_m`); a ball position there is published without a pitch position.
     pub pitch_margin_m: f64,
-    /// With a camera: a confident candidate whose ground point is off the pitch but with the
-    /// pitch at most this many metres straight below it in the picture (at the camera's scale
-    /// there) may be the ball in the air — a ball lofted over the far half projects through the
-    /// ground homography tens of metres beyond the far touchline. It only continues a confirmed
-    /// track (it never starts one, so the crowd stays no ball), and is published without a pitch
-    /// position.
+    /// With a camera: a candidate (at least `air_confidence`) whose ground point is off the
+    /// pitch but with the pitch at most this many metres straight below it in the picture (at
+    /// the camera's scale there) may be the ball in the air — a ball lofted over the far half
+    /// projects through the ground homography tens of metres beyond the far touchline. It only
+    /// continues a confirmed track (it never starts one, so the crowd stays no ball), and is
+    /// published without a pitch position.
     pub max_air_m: f64,
+    /// A ball in the air is small and blurred: the detector is less sure of it than of one on
+    /// the grass (tuning seeds: most balls in the air the tracker lost had a detection of
+    /// 0.10–0.25 at the right place). Such a candidate only continues a confirmed track.
+    pub air_confidence: f32,
     /// With a camera: candidates whose box is wider than `max_size_m` on its shorter side, or
     /// longer than `max_length_m` on its longer side, in metres at the camera's scale across
     /// the picture at the box's foot, are not balls (the detector sometimes calls a player's
@@ -121,6 +125,7 @@ impl Default for BallConfig {
             evidence_frames: 25,
             pitch_margin_m: 3.0,
             max_air_m: 30.0,
+            air_confidence: 0.1,
             max_size_m: 0.5,
             max_length_m: 1.0,
             min_box_px: 6.0,
@@ -315,7 +320,7 @@ impl BallTracker {
                     let on_spot = SPOTS.iter().any(|s| p.distance(s) <= cfg.spot_radius_m);
                     (fits(metres_per_px) && !(in_flight && on_spot)).then_some(false)
                 }
-                _ if following && d.confidence >= cfg.init_confidence => {
+                _ if following && d.confidence >= cfg.air_confidence => {
                     let (x, y) = d.bbox.foot();
                     let foot = Point::new(f64::from(x), f64::from(y));
                     pitch_below(c, foot, cfg.pitch_margin_m, cfg.max_air_m)

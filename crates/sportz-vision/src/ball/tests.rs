@@ -542,6 +542,37 @@ fn a_ball_in_the_air_beyond_the_far_touchline_is_followed_but_never_started() {
     assert!(pitch_below(&cal, Point::new(500.0, -430.0), 3.0, 30.0).is_none());
 }
 
+/// Up in the air the ball is small and blurred and the detector less sure of it: a weak
+/// candidate up there still continues the track, one below `air_confidence` does not.
+#[test]
+fn a_ball_in_the_air_is_followed_on_weak_detections() {
+    let cal = tenth_metre_per_pixel();
+    let air = BallConfig::default().air_confidence;
+    for (confidence, followed) in [(air + 0.05, true), (air - 0.02, false)] {
+        let mut t = BallTracker::new(BallConfig::default());
+        let (mut up, mut seen_up) = (0, 0);
+        // on the pitch at (50, 5) m, then rising up the picture at 25 px a frame, confidently
+        // while its ground point is on the pitch
+        for i in 0..16 {
+            let y = 50.0 - 25.0 * f64::from(i.max(4) - 4);
+            let c = if y < -40.0 { confidence } else { 0.6 };
+            let step = t.update(f64::from(i) * DT, &[ball_at(500.0, y, c)], Some(&cal));
+            if y < -40.0 {
+                up += 1;
+                if step.ball.is_some_and(|b| !b.predicted && b.pitch.is_none()) {
+                    seen_up += 1;
+                }
+            }
+        }
+        assert!(up >= 5);
+        assert_eq!(
+            seen_up == up,
+            followed,
+            "confidence {confidence}: {seen_up} of {up}"
+        );
+    }
+}
+
 /// A track that coasts and is picked up again metres away (another candidate: seed 57131 after a
 /// goal, 14 m) jumped; that is no kick either.
 #[test]
