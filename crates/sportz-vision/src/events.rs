@@ -27,11 +27,13 @@
 //!   published with the goal
 //!   and dated to the kick.
 //! - `ball_out`: the ball beyond the lines by `ball_out_margin_m` for `ball_out_frames` detected
-//!   frames (not when it went in). Over a goal line it is published `goal_confirm_secs` later,
-//!   dated to the exit, unless the ball turns up in the net meanwhile. Its `restart` detail:
-//!   `throw_in` over a touchline; over a goal line `corner_kick` when the last holder's side
-//!   defends that goal, `goal_kick` when the other side does (which side defends which goal:
-//!   `ends.rs`, from where the sides stand), none when either is unknown.
+//!   frames (not when it went in), dated to the exit. Over a goal line it is published
+//!   `goal_confirm_secs` later unless the ball turns up in the net meanwhile; over a touchline
+//!   `touchline_confirm_secs` later unless the ball comes back into play in flight meanwhile
+//!   (a ball in the air over the far half projects beyond the far touchline). Its `restart`
+//!   detail: `throw_in` over a touchline; over a goal line `corner_kick` when the last holder's
+//!   side defends that goal, `goal_kick` when the other side does (which side defends which
+//!   goal: `ends.rs`, from where the sides stand), none when either is unknown.
 //!   A ball out nobody saw (a ball lofted over the far touchline, in the air as it crosses and
 //!   lost before it lands) is found by its throw-in: the ball back in play within
 //!   `throw_in_band_m` of a touchline after `restart_gap_secs` without a position on the pitch
@@ -91,6 +93,15 @@ pub struct EventConfig {
     pub ball_out_margin_m: f64,
     /// How long a ball out over a goal line waits for the ball to turn up in the net.
     pub goal_confirm_secs: f64,
+    /// How long a ball out over a touchline waits for the ball to come back into play in
+    /// flight (then it never went out: a ball in the air over the far half projects beyond the
+    /// far touchline — the four false ball outs of the first five tuning seeds were lofted
+    /// passes received a second later), at `back_in_flight_mps` or faster over
+    /// `ball_out_frames` detected frames inside the lines, reached from where it was last seen
+    /// no faster than a ball flies. A ball that did go out comes back only by a throw-in,
+    /// seconds later (and, held up for it, jumps metres inside the near touchline).
+    pub touchline_confirm_secs: f64,
+    pub back_in_flight_mps: f64,
     /// How far behind the goal line the net reaches, with room for the camera's error.
     pub net_depth_m: f64,
     /// After a goal the ball is dead for at least this long.
@@ -134,6 +145,8 @@ impl Default for EventConfig {
             ball_out_frames: 3,
             ball_out_margin_m: 0.3,
             goal_confirm_secs: 2.0,
+            touchline_confirm_secs: 1.2,
+            back_in_flight_mps: 8.0,
             net_depth_m: 3.0,
             goal_dead_secs: 10.0,
             restart_gap_secs: 2.5,
@@ -234,9 +247,11 @@ struct Taking {
     confidence: f64,
 }
 
-/// A ball out over a goal line, waiting to be published unless it turns out to be a goal.
+/// A ball out, waiting to be published: over a goal line unless it turns out to be a goal, over
+/// a touchline unless it comes back into play in flight.
 #[derive(Debug, Clone, Copy)]
-struct GoalLineExit {
+struct Exit {
+    goal_line: bool,
     at: Stamp,
     pitch: Point,
     team: Option<TeamSide>,
@@ -296,15 +311,17 @@ pub struct EventEngine {
     history: VecDeque<(f64, Point)>,
     shot_armed: bool,
     out_frames: u32,
-    /// Consecutive detected frames with the ball inside the lines.
+    /// Consecutive detected frames with the ball inside the lines, and where the first was
+    /// (when reached at a ball's speed).
     in_frames: u32,
+    in_from: Option<(f64, Point)>,
     /// Consecutive detected frames with the ball in a net.
     net_frames: u32,
     out_fired: bool,
     goal_fired: bool,
     /// Video time of the last goal.
     last_goal_t: Option<f64>,
-    pending_exit: Option<GoalLineExit>,
+    pending_exit: Option<Exit>,
     previous_pitch: Option<Point>,
     last_ground: Option<GroundSeen>,
     /// Since the holder's last touch: the ball has left the passer (far from the touch and
@@ -359,6 +376,7 @@ impl EventEngine {
             shot_armed: true,
             out_frames: 0,
             in_frames: 0,
+            in_from: None,
             net_frames: 0,
             out_fired: false,
             goal_fired: false,
@@ -578,7 +596,7 @@ impl EventEngine {
     pub fn finish(&mut self) -> Vec<Event> {
         let mut emit = Emitted::new(u64::MAX, END_SEQ);
         if let Some(x) = self.pending_exit.take() {
-            emit_goal_line_out(&mut emit, &x);
+            emit_exit(&mut emit, &x);
         }
         if let Some(k) = self.unreceived_pass(self.last_ball_pitch, true) {
             emit_kick(&mut emit, EventKind::Pass, k);
@@ -592,13 +610,17 @@ impl EventEngine {
         // an event dated to an earlier frame than this one keeps its id unique among that
         // frame's events by a sequence number above theirs
         let mut emit = Emitted::new(now.frame, BACKDATED_SEQ);
-        // a ball out over a goal line that did not turn up in the net in time
-        if let Some(x) = self
-            .pending_exit
-            .filter(|x| now.t - x.at.t >= self.cfg.goal_confirm_secs)
-        {
+        // a ball out that did not turn up in the net, or back in play in flight, in time
+        if let Some(x) = self.pending_exit.filter(|x| {
+            let wait = if x.goal_line {
+                self.cfg.goal_confirm_secs
+            } else {
+                self.cfg.touchline_confirm_secs
+            };
+            now.t - x.at.t >= wait
+        }) {
             self.pending_exit = None;
-            emit_goal_line_out(&mut emit, &x);
+            emit_exit(&mut emit, &x);
         }
         // a kick nobody received in time
         if self
@@ -682,7 +704,10 @@ impl EventEngine {
                 } else {
                     (LENGTH_M, "right")
                 };
-                let at = self.pending_exit.map_or(now, |x| x.at);
+                let at = self
+                    .pending_exit
+                    .filter(|x| x.goal_line)
+                    .map_or(now, |x| x.at);
                 goal = Some((at, Point::new(line, pos.y), name));
             }
         } else {
@@ -735,7 +760,18 @@ impl EventEngine {
         {
             self.out_fired = true;
             // inferred, not seen
-            emit_touchline_out(&mut emit, at, point, holder_team, holder_id, 0.5);
+            emit_exit(
+                &mut emit,
+                &Exit {
+                    goal_line: false,
+                    at,
+                    pitch: point,
+                    team: holder_team,
+                    player: holder_id,
+                    confidence: 0.5,
+                    restart: Some("throw_in"),
+                },
+            );
             // the kick went out: a pass nobody received, or none
             self.kick_out = self.kick_far;
             if let Some(k) = self.unreceived_pass(Some(point), false) {
@@ -751,11 +787,33 @@ impl EventEngine {
             self.out_frames = 0;
         }
         if !ball.predicted {
-            self.in_frames = if is_inside(pos, 0.0) {
-                self.in_frames + 1
+            if !is_inside(pos, 0.0) {
+                self.in_frames = 0;
             } else {
-                0
-            };
+                if self.in_frames == 0 {
+                    // (reached from the last detected position no faster than a ball flies:
+                    // a ball jumping in is no flight — held up for a throw-in, it is seen
+                    // metres inside the near touchline)
+                    self.in_from = self
+                        .history
+                        .back()
+                        .is_some_and(|(t0, p0)| {
+                            p0.distance(&pos) <= self.cfg.shot_max_speed_mps * (t - t0)
+                        })
+                        .then_some((t, pos));
+                }
+                self.in_frames += 1;
+            }
+            // back in play in flight soon after a ball out over a touchline: it was in the air
+            if self.in_frames >= self.cfg.ball_out_frames
+                && self.pending_exit.is_some_and(|x| !x.goal_line)
+                && self.in_from.is_some_and(|(t0, p0)| {
+                    p0.distance(&pos) >= self.cfg.back_in_flight_mps * (t - t0).max(1e-6)
+                })
+            {
+                self.pending_exit = None;
+                self.kick_out = false;
+            }
             let dead = self
                 .last_goal_t
                 .is_some_and(|g| t - g < self.cfg.goal_dead_secs);
@@ -774,9 +832,10 @@ impl EventEngine {
                     self.kick_closed = self.holder.map(|h| h.last.frame);
                     // (an earlier exit still waiting is published, not overwritten)
                     if let Some(x) = self.pending_exit.take() {
-                        emit_goal_line_out(&mut emit, &x);
+                        emit_exit(&mut emit, &x);
                     }
-                    self.pending_exit = Some(GoalLineExit {
+                    self.pending_exit = Some(Exit {
+                        goal_line: true,
                         at: now,
                         pitch: at,
                         team: holder_team,
@@ -785,7 +844,18 @@ impl EventEngine {
                         restart: self.ends.goal_line_restart(pos.x < 0.0, holder_team),
                     });
                 } else {
-                    emit_touchline_out(&mut emit, now, at, holder_team, holder_id, ball.confidence);
+                    if let Some(x) = self.pending_exit.take() {
+                        emit_exit(&mut emit, &x);
+                    }
+                    self.pending_exit = Some(Exit {
+                        goal_line: false,
+                        at: now,
+                        pitch: at,
+                        team: holder_team,
+                        player: holder_id,
+                        confidence: ball.confidence,
+                        restart: Some("throw_in"),
+                    });
                     // a kick out over a touchline: a pass nobody received, unless somebody
                     // has the ball in time after all (a ball in the air projects beyond the
                     // line)
@@ -1014,8 +1084,17 @@ impl Emitted {
     }
 }
 
-/// Publishes a ball out over a goal line that was waiting to see whether it was a goal.
-fn emit_goal_line_out(emit: &mut Emitted, x: &GoalLineExit) {
+/// Publishes a ball out (one that was waiting to be confirmed, or one inferred).
+fn emit_exit(emit: &mut Emitted, x: &Exit) {
+    let line = if x.goal_line {
+        "goal_line"
+    } else {
+        "touchline"
+    };
+    let mut details = detail(&[("line", Value::from(line))]);
+    if let Some(r) = x.restart {
+        details.insert("restart".to_owned(), Value::from(r));
+    }
     emit.push(
         EventKind::BallOut,
         x.at,
@@ -1023,36 +1102,7 @@ fn emit_goal_line_out(emit: &mut Emitted, x: &GoalLineExit) {
         x.team,
         x.player,
         x.confidence,
-        match x.restart {
-            Some(r) => detail(&[
-                ("line", Value::from("goal_line")),
-                ("restart", Value::from(r)),
-            ]),
-            None => detail(&[("line", Value::from("goal_line"))]),
-        },
-    );
-}
-
-/// Publishes a ball out over a touchline (for a throw-in).
-fn emit_touchline_out(
-    emit: &mut Emitted,
-    at: Stamp,
-    pitch: Point,
-    team: Option<TeamSide>,
-    player: Option<u64>,
-    confidence: f64,
-) {
-    emit.push(
-        EventKind::BallOut,
-        at,
-        Some(pitch),
-        team,
-        player,
-        confidence,
-        detail(&[
-            ("line", Value::from("touchline")),
-            ("restart", Value::from("throw_in")),
-        ]),
+        details,
     );
 }
 

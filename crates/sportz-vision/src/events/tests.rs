@@ -463,12 +463,39 @@ fn a_stray_ball_on_the_pitch_does_not_rearm_goal_or_ball_out() {
 #[test]
 fn ball_out_needs_k_frames_beyond_the_line() {
     let nobody: [PlayerObs; 0] = [];
-    // out over the touchline, stays out
-    let s = Script::default()
-        .roll(at(50.0, 60.0), at(50.0, 70.0), 5.0, &nobody)
-        .hold(5, |_| Some(at(50.0, 70.0)), &nobody);
+    // out over the touchline, stays out: published once it has not come back in flight
+    let rolled_out = Script::default().roll(at(50.0, 60.0), at(50.0, 70.0), 5.0, &nobody);
+    // (the third detected frame beyond the margin)
+    let first_out = rolled_out
+        .frames
+        .iter()
+        .position(|(b, _)| b.is_some_and(|b| b.y > WIDTH_M + 0.3))
+        .unwrap()
+        + 2;
+    let wait = (EventConfig::default().touchline_confirm_secs * FPS) as usize;
+    let before = first_out + wait - rolled_out.frames.len();
+    let waiting = rolled_out
+        .clone()
+        .hold(before, |_| Some(at(50.0, 70.0)), &nobody);
+    check(&waiting, &[]);
+    // ... and at the end of the stream
+    let finished = waiting.run_engine().0.finish();
+    assert_eq!(finished.len(), 1);
+    assert_eq!(finished[0].kind, BallOut);
+    let s = rolled_out
+        .clone()
+        .hold(before + 1, |_| Some(at(50.0, 70.0)), &nobody);
     check(&s, &[(BallOut, None)]);
     let out = s.run().remove(0);
+    assert_eq!(out.frame_number, first_out as u64, "dated to the exit");
+    // a quick throw-in (the ball held up beyond the near touchline is seen metres inside it,
+    // then flies): the ball did go out
+    let thrown = rolled_out
+        .clone()
+        .hold(5, |_| Some(at(50.0, 70.0)), &nobody)
+        .roll(at(50.0, 62.0), at(50.0, 50.0), 20.0, &nobody)
+        .hold(wait, |_| Some(at(50.0, 50.0)), &nobody);
+    check(&thrown, &[(BallOut, None)]);
     assert_eq!(out.pitch, Some(at(50.0, WIDTH_M)));
     assert_eq!(out.details["line"], "touchline");
     // near misses: on the line (within the margin); out for only two frames
@@ -616,29 +643,29 @@ fn a_clearance_out_over_the_touchline_is_a_pass_nobody_received() {
     assert!((20.0..=25.5).contains(&reach), "{reach}");
     // near miss: the holder dribbles the ball over the line himself (it stays at his feet)
     let mut dribble = Script::default();
-    for i in 0..60 {
+    for i in 0..90 {
         let y = 60.0 + 0.2 * f64::from(i);
         dribble = dribble.hold(1, |_| Some(at(40.3, y + 0.4)), &[player(1, HOME, 40.0, y)]);
     }
     check(&dribble, &[(Possession, Some(1)), (BallOut, Some(1))]);
     // near miss: a lofted pass seen beyond the touchline (a ball in the air projects beyond
-    // it) and received by a teammate in time: a complete pass
-    let mate = [player(1, HOME, 40.0, 50.0), player(2, HOME, 56.0, 66.0)];
+    // it), back in play in flight and received by a teammate in time: no ball out, a complete
+    // pass
+    let mate = [player(1, HOME, 40.0, 50.0), player(2, HOME, 56.0, 62.0)];
     let s = Script::default()
         .hold(8, |_| Some(at(40.3, 50.2)), &mate)
         .roll(at(40.3, 50.2), at(55.0, 70.0), 20.0, &mate)
-        .roll(at(55.0, 70.0), at(56.0, 66.3), 5.0, &mate)
-        .hold(150, |_| Some(at(56.0, 66.3)), &mate);
+        .roll(at(55.0, 70.0), at(56.0, 62.3), 20.0, &mate)
+        .hold(150, |_| Some(at(56.0, 62.3)), &mate);
     check(
         &s,
         &[
             (Possession, Some(1)),
-            (BallOut, Some(1)),
             (Pass, Some(1)),
             (Possession, Some(2)),
         ],
     );
-    assert_eq!(s.run()[2].details["outcome"], "complete");
+    assert_eq!(s.run()[1].details["outcome"], "complete");
     // the opponent picks it up beyond the line for the throw-in: the kick went out, nobody
     // intercepted it
     let thrower = [player(1, HOME, 40.0, 50.0), player(3, AWAY, 55.0, 68.8)];
