@@ -29,8 +29,8 @@
 //! - `ball_out`: the ball beyond the lines by `ball_out_margin_m` for `ball_out_frames` detected
 //!   frames (not when it went in), dated to the exit. Over a goal line it is published
 //!   `goal_confirm_secs` later unless the ball turns up in the net meanwhile; over a touchline
-//!   `touchline_confirm_secs` later unless the ball comes back into play in flight meanwhile
-//!   (a ball in the air over the far half projects beyond the far touchline). Its `restart`
+//!   `touchline_confirm_secs` later unless the ball comes back into play meanwhile (a ball in
+//!   the air over the far half projects beyond the far touchline). Its `restart`
 //!   detail: `throw_in` over a touchline; over a goal line `corner_kick` when the last holder's
 //!   side defends that goal, `goal_kick` when the other side does (which side defends which
 //!   goal: `ends.rs`, from where the sides stand), none when either is unknown.
@@ -93,15 +93,18 @@ pub struct EventConfig {
     pub ball_out_margin_m: f64,
     /// How long a ball out over a goal line waits for the ball to turn up in the net.
     pub goal_confirm_secs: f64,
-    /// How long a ball out over a touchline waits for the ball to come back into play in
-    /// flight (then it never went out: a ball in the air over the far half projects beyond the
-    /// far touchline — the four false ball outs of the first five tuning seeds were lofted
-    /// passes received a second later), at `back_in_flight_mps` or faster over
-    /// `ball_out_frames` detected frames inside the lines, reached from where it was last seen
-    /// no faster than a ball flies. A ball that did go out comes back only by a throw-in,
-    /// seconds later (and, held up for it, jumps metres inside the near touchline).
+    /// How long a ball out over a touchline waits for the ball to come back into play (then it
+    /// never went out: a ball in the air over the far half projects beyond the far touchline —
+    /// the four false ball outs of the first five tuning seeds were lofted passes received a
+    /// second later; a ball dribbled along the near touchline is seen a metre beyond it):
+    /// moving at `back_in_play_mps` or faster over `ball_out_frames` or more detected frames
+    /// inside the lines (not a ball lying on the line), the first of them no more than
+    /// `back_jump_m` from where the ball was last seen. A ball that did go out comes back
+    /// only by a throw-in, seconds later — and, held up for it, jumps metres inside the near
+    /// touchline.
     pub touchline_confirm_secs: f64,
-    pub back_in_flight_mps: f64,
+    pub back_in_play_mps: f64,
+    pub back_jump_m: f64,
     /// How far behind the goal line the net reaches, with room for the camera's error.
     pub net_depth_m: f64,
     /// After a goal the ball is dead for at least this long.
@@ -146,7 +149,8 @@ impl Default for EventConfig {
             ball_out_margin_m: 0.3,
             goal_confirm_secs: 2.0,
             touchline_confirm_secs: 1.2,
-            back_in_flight_mps: 8.0,
+            back_in_play_mps: 3.0,
+            back_jump_m: 4.0,
             net_depth_m: 3.0,
             goal_dead_secs: 10.0,
             restart_gap_secs: 2.5,
@@ -248,7 +252,7 @@ struct Taking {
 }
 
 /// A ball out, waiting to be published: over a goal line unless it turns out to be a goal, over
-/// a touchline unless it comes back into play in flight.
+/// a touchline unless it comes back into play.
 #[derive(Debug, Clone, Copy)]
 struct Exit {
     goal_line: bool,
@@ -610,7 +614,7 @@ impl EventEngine {
         // an event dated to an earlier frame than this one keeps its id unique among that
         // frame's events by a sequence number above theirs
         let mut emit = Emitted::new(now.frame, BACKDATED_SEQ);
-        // a ball out that did not turn up in the net, or back in play in flight, in time
+        // a ball out that did not turn up in the net, or back in play, in time
         if let Some(x) = self.pending_exit.filter(|x| {
             let wait = if x.goal_line {
                 self.cfg.goal_confirm_secs
@@ -791,24 +795,22 @@ impl EventEngine {
                 self.in_frames = 0;
             } else {
                 if self.in_frames == 0 {
-                    // (reached from the last detected position no faster than a ball flies:
-                    // a ball jumping in is no flight — held up for a throw-in, it is seen
-                    // metres inside the near touchline)
+                    // (not jumping in from where it was last seen: held up for a throw-in,
+                    // the ball is seen metres inside the near touchline)
                     self.in_from = self
                         .history
                         .back()
-                        .is_some_and(|(t0, p0)| {
-                            p0.distance(&pos) <= self.cfg.shot_max_speed_mps * (t - t0)
-                        })
+                        .is_some_and(|(_, p0)| p0.distance(&pos) <= self.cfg.back_jump_m)
                         .then_some((t, pos));
                 }
                 self.in_frames += 1;
             }
-            // back in play in flight soon after a ball out over a touchline: it was in the air
+            // back in play soon after a ball out over a touchline: it was in the air, or at a
+            // dribbler's feet on the line
             if self.in_frames >= self.cfg.ball_out_frames
                 && self.pending_exit.is_some_and(|x| !x.goal_line)
                 && self.in_from.is_some_and(|(t0, p0)| {
-                    p0.distance(&pos) >= self.cfg.back_in_flight_mps * (t - t0).max(1e-6)
+                    p0.distance(&pos) >= self.cfg.back_in_play_mps * (t - t0).max(1e-6)
                 })
             {
                 self.pending_exit = None;

@@ -463,7 +463,7 @@ fn a_stray_ball_on_the_pitch_does_not_rearm_goal_or_ball_out() {
 #[test]
 fn ball_out_needs_k_frames_beyond_the_line() {
     let nobody: [PlayerObs; 0] = [];
-    // out over the touchline, stays out: published once it has not come back in flight
+    // out over the touchline, stays out: published once it has not come back into play
     let rolled_out = Script::default().roll(at(50.0, 60.0), at(50.0, 70.0), 5.0, &nobody);
     // (the third detected frame beyond the margin)
     let first_out = rolled_out
@@ -496,6 +496,19 @@ fn ball_out_needs_k_frames_beyond_the_line() {
         .roll(at(50.0, 62.0), at(50.0, 50.0), 20.0, &nobody)
         .hold(wait, |_| Some(at(50.0, 50.0)), &nobody);
     check(&thrown, &[(BallOut, None)]);
+    // near miss: dribbled along the touchline, seen a metre beyond it for a few frames, then
+    // inside again at the same pace: it never went out
+    let along = Script::default()
+        .roll(at(30.0, 67.5), at(40.0, 67.5), 5.0, &nobody)
+        .roll(at(40.0, 68.8), at(42.0, 68.8), 5.0, &nobody)
+        .roll(at(42.0, 67.5), at(60.0, 67.5), 5.0, &nobody);
+    check(&along, &[]);
+    // ... but lying still just inside the line after going out, it did
+    let lying = rolled_out
+        .clone()
+        .hold(3, |_| Some(at(50.0, 69.0)), &nobody)
+        .hold(wait, |_| Some(at(50.0, 67.8)), &nobody);
+    check(&lying, &[(BallOut, None)]);
     assert_eq!(out.pitch, Some(at(50.0, WIDTH_M)));
     assert_eq!(out.details["line"], "touchline");
     // near misses: on the line (within the margin); out for only two frames
@@ -649,7 +662,7 @@ fn a_clearance_out_over_the_touchline_is_a_pass_nobody_received() {
     }
     check(&dribble, &[(Possession, Some(1)), (BallOut, Some(1))]);
     // near miss: a lofted pass seen beyond the touchline (a ball in the air projects beyond
-    // it), back in play in flight and received by a teammate in time: no ball out, a complete
+    // it), back in play and received by a teammate in time: no ball out, a complete
     // pass
     let mate = [player(1, HOME, 40.0, 50.0), player(2, HOME, 56.0, 62.0)];
     let s = Script::default()
