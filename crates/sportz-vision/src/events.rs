@@ -829,42 +829,33 @@ impl EventEngine {
             if self.out_frames >= self.cfg.ball_out_frames && !self.out_fired {
                 self.out_fired = true;
                 let at = Point::new(pos.x.clamp(0.0, LENGTH_M), pos.y.clamp(0.0, WIDTH_M));
-                if pos.x < 0.0 || pos.x > LENGTH_M {
+                let goal_line = pos.x < 0.0 || pos.x > LENGTH_M;
+                let restart = if goal_line {
                     // a kick out over a goal line is a shot wide or a cross: no pass
                     self.kick_closed = self.holder.map(|h| h.last.frame);
-                    // (an earlier exit still waiting is published, not overwritten)
-                    if let Some(x) = self.pending_exit.take() {
-                        emit_exit(&mut emit, &x);
-                    }
-                    self.pending_exit = Some(Exit {
-                        goal_line: true,
-                        at: now,
-                        pitch: at,
-                        team: holder_team,
-                        player: holder_id,
-                        confidence: ball.confidence,
-                        restart: self.ends.goal_line_restart(pos.x < 0.0, holder_team),
-                    });
+                    self.ends.goal_line_restart(pos.x < 0.0, holder_team)
                 } else {
-                    if let Some(x) = self.pending_exit.take() {
-                        emit_exit(&mut emit, &x);
-                    }
-                    self.pending_exit = Some(Exit {
-                        goal_line: false,
-                        at: now,
-                        pitch: at,
-                        team: holder_team,
-                        player: holder_id,
-                        confidence: ball.confidence,
-                        restart: Some("throw_in"),
-                    });
                     // a kick out over a touchline: a pass nobody received, unless somebody
                     // has the ball in time after all (a ball in the air projects beyond the
                     // line)
                     if self.kick_far {
                         self.kick_out = true;
                     }
+                    Some("throw_in")
+                };
+                // (an earlier exit still waiting is published, not overwritten)
+                if let Some(x) = self.pending_exit.take() {
+                    emit_exit(&mut emit, &x);
                 }
+                self.pending_exit = Some(Exit {
+                    goal_line,
+                    at: now,
+                    pitch: at,
+                    team: holder_team,
+                    player: holder_id,
+                    confidence: ball.confidence,
+                    restart,
+                });
             }
         }
 
