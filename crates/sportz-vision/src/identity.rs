@@ -14,6 +14,15 @@
 //! track gets a fresh, provisional id: the first frame with a camera may still hand it a
 //! vanished identity (a shot's first frame has no camera, and every track starts there).
 //! An identity seen without a camera keeps the last pitch position it had, and the time of it.
+//!
+//! A vanished player is looked for where the play has taken him, not where he was: the keeper
+//! integrates how far the players it keeps seeing move from frame to frame (the play's drift —
+//! a team moves up and down the pitch as a block with the ball), and a vanished identity is
+//! looked for moved by the drift since it was last seen. Only players seen in both frames
+//! count, so neither a pan nor a cut, which change who is in the picture, moves the drift. On
+//! the ten tuning seeds' truth (464 returns to the picture after ≥ 1 s away), a returning player
+//! was a median 9.7 m from where he was last seen after 3–6 s away and 17.1 m after 12 s or
+//! more; moved with the drift, 6.2 m and 6.0 m.
 
 use std::collections::HashMap;
 
@@ -48,6 +57,15 @@ pub struct IdentityConfig {
     /// switches per player per cut (seed 10111: 61 switches → 34 with the hold). A track that
     /// still has no camera after this long (a close-up) is published with its fresh id.
     pub hold_secs: f64,
+    /// How much of the play's drift since a vanished identity was last seen it is looked for
+    /// with (0: where it was last seen; 1: moved with the drift).
+    pub play_shift: f64,
+    /// Players seen in two frames in a row a frame's step of the drift needs: one or two
+    /// players are no play.
+    pub drift_min_players: usize,
+    /// A player moving faster than this between two frames (m/s) is left out of the drift: an
+    /// id that jumped to someone else, or a camera's jump.
+    pub drift_max_mps: f64,
 }
 
 impl Default for IdentityConfig {
@@ -59,6 +77,9 @@ impl Default for IdentityConfig {
             max_gap_secs: 30.0,
             confirm_frames: 5,
             hold_secs: 0.5,
+            play_shift: 1.0,
+            drift_min_players: 3,
+            drift_max_mps: 12.0,
         }
     }
 }
@@ -95,8 +116,8 @@ struct Identity {
     /// When this id was first published or held (the track's start for a fresh id).
     first_seen: f64,
     last_seen: f64,
-    /// The last pitch position seen and when.
-    last_pitch: Option<(Point, f64)>,
+    /// The last pitch position seen, when, and where the play was then.
+    last_pitch: Option<Sighting>,
     referee: bool,
     /// A take-over not yet confirmed: the frames seen since, and the memory before it.
     pending: Option<(u32, Memory)>,
@@ -106,7 +127,26 @@ struct Identity {
 #[derive(Debug, Clone, Copy)]
 struct Memory {
     last_seen: f64,
-    last_pitch: Option<(Point, f64)>,
+    last_pitch: Option<Sighting>,
+}
+
+/// Where an identity was seen on the pitch, when, and the play's drift then.
+#[derive(Debug, Clone, Copy)]
+struct Sighting {
+    at: Point,
+    t_secs: f64,
+    drift: Point,
+}
+
+impl Sighting {
+    /// Where the identity is looked for with the play's drift at `drift` now: moved with
+    /// [`IdentityConfig::play_shift`] of the drift since it was seen.
+    fn expected(&self, drift: Point, play_shift: f64) -> Point {
+        Point::new(
+            self.at.x + play_shift * (drift.x - self.drift.x),
+            self.at.y + play_shift * (drift.y - self.drift.y),
+        )
+    }
 }
 
 impl Identity {
@@ -124,6 +164,11 @@ pub struct IdentityKeeper {
     published_of: HashMap<u64, u64>,
     identities: HashMap<u64, Identity>,
     next_id: u64,
+    /// The play's drift so far: the sum of each frame's mean step of the players seen in it
+    /// and the frame before, metres.
+    drift: Point,
+    /// The time of the last frame.
+    last_t: Option<f64>,
 }
 
 impl IdentityKeeper {
@@ -134,6 +179,8 @@ impl IdentityKeeper {
             published_of: HashMap::new(),
             identities: HashMap::new(),
             next_id: 1,
+            drift: Point::new(0.0, 0.0),
+            last_t: None,
         }
     }
 
@@ -160,6 +207,7 @@ impl IdentityKeeper {
                 id.is_none_or(|id| self.identities.get(&id).is_some_and(Identity::provisional))
             })
             .collect();
+        self.step_drift(t_secs, observed, &ids);
         let mut out = Assigned::default();
         for (i, id) in self.take_overs(t_secs, observed, &free, &present, &team_of) {
             if let Some(provisional) = ids[i] {
@@ -188,7 +236,11 @@ impl IdentityKeeper {
             let before = self.identities.get(&id);
             let last_pitch = o
                 .pitch
-                .map(|p| (p, t_secs))
+                .map(|at| Sighting {
+                    at,
+                    t_secs,
+                    drift: self.drift,
+                })
                 .or_else(|| before.and_then(|w| w.last_pitch));
             let pending = before
                 .and_then(|w| w.pending)
@@ -231,6 +283,30 @@ impl IdentityKeeper {
         out.ids = ids.into_iter().flatten().collect();
         out.held = self.held(t_secs, &out.ids);
         out
+    }
+
+    /// Adds this frame's step to the play's drift: the mean step since the last frame of the
+    /// identities seen in both (`ids`: each observation's id before any take-over).
+    fn step_drift(&mut self, t_secs: f64, observed: &[Observed], ids: &[Option<u64>]) {
+        let Some(last_t) = self.last_t.replace(t_secs) else {
+            return;
+        };
+        let max_step = self.cfg.drift_max_mps * (t_secs - last_t);
+        let steps: Vec<Point> = observed
+            .iter()
+            .zip(ids)
+            .filter_map(|(o, id)| {
+                let seen = self.identities.get(&(*id)?)?.last_pitch?;
+                let now = o.pitch?;
+                (seen.t_secs == last_t && now.distance(&seen.at) <= max_step)
+                    .then(|| Point::new(now.x - seen.at.x, now.y - seen.at.y))
+            })
+            .collect();
+        if steps.len() >= self.cfg.drift_min_players.max(1) {
+            let n = steps.len() as f64;
+            self.drift.x += steps.iter().map(|p| p.x).sum::<f64>() / n;
+            self.drift.y += steps.iter().map(|p| p.y).sum::<f64>() / n;
+        }
     }
 
     /// Which of this frame's ids ([`Assigned::ids`]) are held back: provisional ones younger
@@ -277,8 +353,9 @@ impl IdentityKeeper {
             .identities
             .iter()
             .filter_map(|(&id, who)| {
-                let (q, at) = who.last_pitch?;
-                let gap = t_secs - at;
+                let seen = who.last_pitch?;
+                let q = seen.expected(self.drift, cfg.play_shift);
+                let gap = t_secs - seen.t_secs;
                 let vanished = !present.contains(&id) && t_secs > who.last_seen;
                 (vanished && gap <= cfg.max_gap_secs).then(|| {
                     let radius = (cfg.base_radius_m + cfg.speed_mps * gap).min(cfg.max_radius_m);

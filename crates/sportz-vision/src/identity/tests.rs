@@ -82,6 +82,58 @@ fn a_lone_track_takes_the_likelier_of_two_vanished_players() {
     assert_eq!(k.assign(5.0, &[obs(21, 30.5, 10.0)], no_team).ids, vec![2]);
 }
 
+/// Four team-mates at `x`, spread across the pitch's width (tracker ids 1–4).
+fn block(x: f64) -> Vec<Observed> {
+    (1..=4).map(|i| obs(i, x, 10.0 + 12.0 * i as f64)).collect()
+}
+
+#[test]
+fn a_player_away_is_looked_for_where_the_play_has_taken_him() {
+    // A (tracker 10) and B (11) leave the picture; while they are away the play moves 20 m up
+    // the pitch at 4 m/s, and a new track comes back where B was last seen. Moved with the
+    // play, A is looked for at x = 40 (1 m away) and B at x = 60: it is A.
+    let run = |cfg: IdentityConfig| {
+        let mut k = IdentityKeeper::new(cfg);
+        let mut start = block(20.0);
+        start.extend([obs(10, 20.0, 30.0), obs(11, 40.0, 30.0)]);
+        let first = k.assign(0.0, &start, no_team);
+        for n in 1..125 {
+            k.assign(
+                f64::from(n) * 0.04,
+                &block(20.0 + 0.16 * f64::from(n)),
+                no_team,
+            );
+        }
+        let mut back = block(40.0);
+        back.push(obs(12, 40.0, 31.0));
+        let ids = k.assign(5.0, &back, no_team).ids;
+        (first.ids[4], first.ids[5], ids[4])
+    };
+    let (a, _, back) = run(IdentityConfig::default());
+    assert_eq!(back, a);
+    // where they were last seen, it would have been B
+    let (_, b, back) = run(IdentityConfig {
+        play_shift: 0.0,
+        ..IdentityConfig::default()
+    });
+    assert_eq!(back, b);
+    // too few players seen for a drift: B as well
+    let (_, b, back) = run(IdentityConfig {
+        drift_min_players: 5,
+        ..IdentityConfig::default()
+    });
+    assert_eq!(back, b);
+    // the whole block jumping 20 m in a frame (a wrong camera) is no drift
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    let mut start = block(20.0);
+    start.extend([obs(10, 20.0, 30.0), obs(11, 40.0, 30.0)]);
+    let first = k.assign(0.0, &start, no_team);
+    k.assign(0.04, &block(40.0), no_team);
+    let mut back = block(40.0);
+    back.push(obs(12, 40.0, 31.0));
+    assert_eq!(k.assign(5.0, &back, no_team).ids[4], first.ids[5]);
+}
+
 #[test]
 fn an_identity_on_screen_is_not_taken_and_without_a_camera_ids_are_fresh() {
     let mut k = IdentityKeeper::new(IdentityConfig::default());
