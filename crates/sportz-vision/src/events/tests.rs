@@ -94,12 +94,13 @@ fn striker_kicks_to(to: Point) -> (Script, [PlayerObs; 1]) {
     (s, striker)
 }
 
-/// The events as `(kind, player)` in order.
-fn check(script: &Script, expected: &[(EventKind, Option<u64>)]) {
+/// Runs the script, checks its events as `(kind, player)` in order, and returns them.
+fn check(script: &Script, expected: &[(EventKind, Option<u64>)]) -> Vec<Event> {
     let events = script.run();
     let got: Vec<(EventKind, Option<u64>)> =
         events.iter().map(|e| (e.kind, e.player_track_id)).collect();
     assert_eq!(got, expected, "{events:#?}");
+    events
 }
 
 use EventKind::{BallLost, BallOut, Goal, Pass, Possession, PossessionChange, Shot};
@@ -153,7 +154,7 @@ fn a_pass_between_teammates() {
         .hold(8, |_| Some(at(30.3, 30.2)), &players)
         .roll(at(30.3, 30.2), at(30.2, 39.7), 10.0, &players)
         .hold(8, |_| Some(at(30.2, 39.7)), &players);
-    check(
+    let events = check(
         &s,
         &[
             (Possession, Some(1)),
@@ -161,7 +162,6 @@ fn a_pass_between_teammates() {
             (Possession, Some(2)),
         ],
     );
-    let events = s.run();
     let pass = &events[1];
     assert_eq!(pass.team, HOME);
     assert_eq!(pass.details["outcome"], "complete");
@@ -210,7 +210,7 @@ fn an_interception_is_a_pass_attempt_and_a_possession_change() {
         .hold(8, |_| Some(at(30.3, 30.2)), &players)
         .roll(at(30.3, 30.2), at(30.3, 41.8), 10.0, &players)
         .hold(8, |_| Some(at(30.3, 41.8)), &players);
-    check(
+    let events = check(
         &s,
         &[
             (Possession, Some(1)),
@@ -219,7 +219,6 @@ fn an_interception_is_a_pass_attempt_and_a_possession_change() {
             (Possession, Some(3)),
         ],
     );
-    let events = s.run();
     let (pass, change) = (&events[1], &events[2]);
     assert_eq!(pass.team, HOME);
     assert_eq!(pass.details["outcome"], "intercepted");
@@ -637,11 +636,10 @@ fn a_clearance_out_over_the_touchline_is_a_pass_nobody_received() {
         .hold(8, |_| Some(at(40.3, 50.2)), &players)
         .roll(at(40.3, 50.2), at(55.0, 70.0), 20.0, &players)
         .hold(150, |_| Some(at(55.0, 70.0)), &players);
-    check(
+    let events = check(
         &s,
         &[(Possession, Some(1)), (BallOut, Some(1)), (Pass, Some(1))],
     );
-    let events = s.run();
     let (out, pass) = (&events[1], &events[2]);
     assert_eq!(pass.details["outcome"], "out");
     assert_eq!(pass.details["end_x"], 55.0);
@@ -711,7 +709,7 @@ fn a_ball_lofted_out_unseen_is_found_by_its_throw_in() {
     let flight_end = (kicked.frames.len() + 19) as u64;
     let thrown = |s: Script, y: f64| s.hold(10, move |_| Some(at(52.0, y)), &players);
     let s = thrown(lofted(60), 0.5);
-    check(
+    let events = check(
         &s,
         &[
             (Possession, Some(1)),
@@ -722,7 +720,6 @@ fn a_ball_lofted_out_unseen_is_found_by_its_throw_in() {
             (Possession, Some(3)),
         ],
     );
-    let events = s.run();
     let (out, pass) = (&events[2], &events[3]);
     assert_eq!(
         out.frame_number, flight_end,
