@@ -128,6 +128,14 @@ pub struct EventConfig {
     pub kickoff_missed_frames: u32,
 }
 
+impl EventConfig {
+    /// Below this the ball is not in flight (m/s): half a shot's least speed. A ball this slow
+    /// re-arms the shot detector, and one this slow beyond a line is lying out there.
+    fn settled_mps(&self) -> f64 {
+        0.5 * self.shot_min_speed_mps
+    }
+}
+
 impl Default for EventConfig {
     fn default() -> Self {
         Self {
@@ -881,7 +889,7 @@ impl EventEngine {
         };
 
         let lying_out = !is_inside(pos, self.cfg.ball_out_margin_m)
-            && velocity.is_some_and(|(vx, vy)| vx.hypot(vy) < 0.5 * self.cfg.shot_min_speed_mps);
+            && velocity.is_some_and(|(vx, vy)| vx.hypot(vy) < self.cfg.settled_mps());
         self.last_ground = Some(GroundSeen {
             at: now,
             lying_out,
@@ -976,7 +984,7 @@ impl EventEngine {
         // shot: fast, towards the goal mouth, within range; once per flight
         if let Some((vx, vy)) = velocity {
             let speed = vx.hypot(vy);
-            if speed < 0.5 * self.cfg.shot_min_speed_mps {
+            if speed < self.cfg.settled_mps() {
                 self.shot_armed = true;
             }
             if (self.cfg.shot_min_speed_mps..=self.cfg.shot_max_speed_mps).contains(&speed)
