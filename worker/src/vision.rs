@@ -650,6 +650,7 @@ impl Analyzer for VisionAnalyzer {
         // no player box continues (identities come back through the pitch positions)
         if camera.cut {
             self.tracker.reset();
+            self.identities.cut(f.video_timestamp);
         } else if let Some(h) = &camera.motion {
             self.tracker.compensate(h);
             self.ball.compensate(h);

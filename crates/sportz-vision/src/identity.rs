@@ -14,6 +14,8 @@
 //! track gets a fresh, provisional id: the first frame with a camera may still hand it a
 //! vanished identity (a shot's first frame has no camera, and every track starts there).
 //! An identity seen without a camera keeps the last pitch position it had, and the time of it.
+//! Across a cut ([`IdentityKeeper::cut`]) the radius starts wider: the new shot's camera sees
+//! feet from another angle, and a close-up in between hid how the play moved.
 //!
 //! A vanished player is looked for where the play has taken him, not where he was: the keeper
 //! integrates how far the players it keeps seeing move from frame to frame (the play's drift —
@@ -66,6 +68,10 @@ pub struct IdentityConfig {
     /// A player moving faster than this between two frames (m/s) is left out of the drift: an
     /// id that jumped to someone else, or a camera's jump.
     pub drift_max_mps: f64,
+    /// Added to the radius of an identity last seen before the picture cut to the current
+    /// shot, metres: another camera sees a player's feet from another angle, and the play
+    /// went on unseen while the shot in between (a close-up) had no pitch.
+    pub cut_slack_m: f64,
 }
 
 impl Default for IdentityConfig {
@@ -80,6 +86,7 @@ impl Default for IdentityConfig {
             play_shift: 1.0,
             drift_min_players: 3,
             drift_max_mps: 12.0,
+            cut_slack_m: 3.0,
         }
     }
 }
@@ -169,6 +176,8 @@ pub struct IdentityKeeper {
     drift: Point,
     /// The time of the last frame.
     last_t: Option<f64>,
+    /// When the current shot began (the last cut).
+    shot_start: f64,
 }
 
 impl IdentityKeeper {
@@ -181,7 +190,14 @@ impl IdentityKeeper {
             next_id: 1,
             drift: Point::new(0.0, 0.0),
             last_t: None,
+            shot_start: f64::NEG_INFINITY,
         }
+    }
+
+    /// The picture cut to another shot at `t_secs`: identities seen before are looked for with
+    /// [`IdentityConfig::cut_slack_m`] more.
+    pub fn cut(&mut self, t_secs: f64) {
+        self.shot_start = t_secs;
     }
 
     /// One frame at video time `t_secs`: the tracker's confirmed tracks in, their published ids
@@ -358,7 +374,13 @@ impl IdentityKeeper {
                 let gap = t_secs - seen.t_secs;
                 let vanished = !present.contains(&id) && t_secs > who.last_seen;
                 (vanished && gap <= cfg.max_gap_secs).then(|| {
-                    let radius = (cfg.base_radius_m + cfg.speed_mps * gap).min(cfg.max_radius_m);
+                    let slack = if seen.t_secs < self.shot_start {
+                        cfg.cut_slack_m
+                    } else {
+                        0.0
+                    };
+                    let radius =
+                        (cfg.base_radius_m + slack + cfg.speed_mps * gap).min(cfg.max_radius_m);
                     (id, q, radius, who.referee)
                 })
             })

@@ -211,6 +211,28 @@ fn a_group_back_after_a_cut_is_matched_as_a_group() {
 }
 
 #[test]
+fn a_player_seen_before_a_cut_is_looked_for_a_little_wider() {
+    // seen at (10, 10); 0.6 s later a new track 4.5 m away: beyond the radius (1.5 + 4 · 0.6 =
+    // 3.9 m) within one shot, within it (+ 3 m) when the picture cut in between
+    let run = |cut: bool| {
+        let mut k = IdentityKeeper::new(IdentityConfig::default());
+        k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
+        if cut {
+            k.cut(0.5);
+        }
+        k.assign(0.6, &[obs(8, 14.5, 10.0)], no_team).ids
+    };
+    assert_eq!(run(false), vec![2]);
+    assert_eq!(run(true), vec![1]);
+    // the slack does not widen the radius past its cap: after 10 s away, 26 m is too far
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 10.0, 10.0), obs(9, 60.0, 10.0)], no_team);
+    k.assign(9.9, &[obs(9, 60.0, 10.0)], no_team);
+    k.cut(9.95);
+    assert_eq!(k.assign(10.0, &[obs(8, 36.0, 10.0)], no_team).ids, vec![3]);
+}
+
+#[test]
 fn a_take_over_gone_the_next_frame_gives_the_identity_back_as_it_was() {
     let mut k = IdentityKeeper::new(IdentityConfig::default());
     k.assign(0.0, &[obs(7, 50.0, 30.0), obs(9, 20.0, 20.0)], no_team);
