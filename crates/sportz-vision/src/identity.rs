@@ -15,7 +15,11 @@
 //! vanished identity (a shot's first frame has no camera, and every track starts there).
 //! An identity seen without a camera keeps the last pitch position it had, and the time of it.
 //! Across a cut ([`IdentityKeeper::cut`]) the radius starts wider: the new shot's camera sees
-//! feet from another angle, and a close-up in between hid how the play moved.
+//! feet from another angle, and a close-up in between hid how the play moved. How far it moved
+//! is read from the new shot's first frame with pitch positions: the shift that lays most of
+//! the returning group onto players who vanished (on the tuning seeds' truth, over a close-up
+//! or another camera's shot the group had moved 2–16 m; a median player moved 7 m, 3 m once the
+//! group's shift is taken off).
 //!
 //! A vanished player is looked for where the play has taken him, not where he was: the keeper
 //! integrates how far the players it keeps seeing move from frame to frame (the play's drift —
@@ -72,6 +76,15 @@ pub struct IdentityConfig {
     /// shot, metres: another camera sees a player's feet from another angle, and the play
     /// went on unseen while the shot in between (a close-up) had no pitch.
     pub cut_slack_m: f64,
+    /// After a cut, the first frame with pitch positions estimates how far the play moved
+    /// while it was not followed (a close-up has no pitch, another camera sees it from
+    /// elsewhere): the shift that carries most vanished identities to within this many metres
+    /// of a new track of theirs (same side, same role), at most `regroup_max_shift_m` long and
+    /// agreed by at least `regroup_min_pairs` pairs and half the new tracks. Identities seen
+    /// before the cut are looked for moved by it for the rest of the shot.
+    pub regroup_inlier_m: f64,
+    pub regroup_max_shift_m: f64,
+    pub regroup_min_pairs: usize,
 }
 
 impl Default for IdentityConfig {
@@ -87,6 +100,9 @@ impl Default for IdentityConfig {
             drift_min_players: 3,
             drift_max_mps: 12.0,
             cut_slack_m: 3.0,
+            regroup_inlier_m: 3.0,
+            regroup_max_shift_m: 20.0,
+            regroup_min_pairs: 4,
         }
     }
 }
@@ -178,6 +194,9 @@ pub struct IdentityKeeper {
     last_t: Option<f64>,
     /// When the current shot began (the last cut).
     shot_start: f64,
+    /// How far the play moved unseen over the last cut ([`IdentityConfig::regroup_inlier_m`]);
+    /// `None` until the shot's first frame with pitch positions.
+    shot_shift: Option<Point>,
 }
 
 impl IdentityKeeper {
@@ -191,6 +210,7 @@ impl IdentityKeeper {
             drift: Point::new(0.0, 0.0),
             last_t: None,
             shot_start: f64::NEG_INFINITY,
+            shot_shift: None,
         }
     }
 
@@ -198,6 +218,7 @@ impl IdentityKeeper {
     /// [`IdentityConfig::cut_slack_m`] more.
     pub fn cut(&mut self, t_secs: f64) {
         self.shot_start = t_secs;
+        self.shot_shift = None;
     }
 
     /// One frame at video time `t_secs`: the tracker's confirmed tracks in, their published ids
@@ -351,7 +372,7 @@ impl IdentityKeeper {
     /// a whole group of players comes back at once, each takes the identity the group's
     /// configuration says, not merely the nearest.
     fn take_overs(
-        &self,
+        &mut self,
         t_secs: f64,
         observed: &[Observed],
         free: &[bool],
@@ -365,44 +386,56 @@ impl IdentityKeeper {
             .filter(|(i, _)| free[*i])
             .filter_map(|(i, o)| Some((i, o.pitch?)))
             .collect();
-        let mut cols: Vec<(u64, Point, f64, bool)> = self
+        let mut cols: Vec<Vanished> = self
             .identities
             .iter()
             .filter_map(|(&id, who)| {
                 let seen = who.last_pitch?;
-                let q = seen.expected(self.drift, cfg.play_shift);
                 let gap = t_secs - seen.t_secs;
                 let vanished = !present.contains(&id) && t_secs > who.last_seen;
                 (vanished && gap <= cfg.max_gap_secs).then(|| {
-                    let slack = if seen.t_secs < self.shot_start {
-                        cfg.cut_slack_m
-                    } else {
-                        0.0
-                    };
-                    let radius =
-                        (cfg.base_radius_m + slack + cfg.speed_mps * gap).min(cfg.max_radius_m);
-                    (id, q, radius, who.referee)
+                    let before_cut = seen.t_secs < self.shot_start;
+                    let slack = if before_cut { cfg.cut_slack_m } else { 0.0 };
+                    Vanished {
+                        id,
+                        at: seen.expected(self.drift, cfg.play_shift),
+                        radius: (cfg.base_radius_m + slack + cfg.speed_mps * gap)
+                            .min(cfg.max_radius_m),
+                        referee: who.referee,
+                        side: team_of(id),
+                        before_cut,
+                    }
                 })
             })
             .collect();
         if rows.is_empty() || cols.is_empty() {
             return Vec::new();
         }
-        cols.sort_by_key(|c| c.0);
+        // the shot's first frame with pitch positions (every track new) says how far the play
+        // moved over the cut
+        let with_pitch = observed.iter().filter(|o| o.pitch.is_some()).count();
+        if self.shot_start.is_finite() && self.shot_shift.is_none() && rows.len() == with_pitch {
+            let new: Vec<(Point, &Observed)> =
+                rows.iter().map(|&(i, p)| (p, &observed[i])).collect();
+            self.shot_shift =
+                Some(regroup_shift(&cfg, &new, &cols).unwrap_or(Point::new(0.0, 0.0)));
+        }
+        if let Some(shift) = self.shot_shift {
+            for c in cols.iter_mut().filter(|c| c.before_cut) {
+                c.at = Point::new(c.at.x + shift.x, c.at.y + shift.y);
+            }
+        }
+        cols.sort_by_key(|c| c.id);
         // surprise, infinite where the take-over is impossible
         let cost: Vec<Vec<f64>> = rows
             .iter()
             .map(|&(i, p)| {
                 let o = &observed[i];
-                let referee = o.class == Some(ObjectClass::Referee);
                 cols.iter()
-                    .map(|&(id, q, radius, was_referee)| {
-                        let d = p.distance(&q) / radius;
-                        let possible = was_referee == referee
-                            && !sides_differ(team_of(id), o.side)
-                            && d <= 1.0;
-                        if possible {
-                            surprise(d, radius / cfg.base_radius_m)
+                    .map(|c| {
+                        let d = p.distance(&c.at) / c.radius;
+                        if c.may_be(o) && d <= 1.0 {
+                            surprise(d, c.radius / cfg.base_radius_m)
                         } else {
                             f64::INFINITY
                         }
@@ -412,9 +445,86 @@ impl IdentityKeeper {
             .collect();
         assign(&cost, f64::INFINITY)
             .into_iter()
-            .map(|(r, c)| (rows[r].0, cols[c].0))
+            .map(|(r, c)| (rows[r].0, cols[c].id))
             .collect()
     }
+}
+
+/// A vanished identity a new track may be: where it is looked for and how widely.
+#[derive(Debug, Clone, Copy)]
+struct Vanished {
+    id: u64,
+    at: Point,
+    radius: f64,
+    referee: bool,
+    side: Option<TeamSide>,
+    /// Last seen before the current shot began.
+    before_cut: bool,
+}
+
+impl Vanished {
+    /// Whether the observation may be this identity at all: the same role, not the other side.
+    fn may_be(&self, o: &Observed) -> bool {
+        self.referee == (o.class == Some(ObjectClass::Referee)) && !sides_differ(self.side, o.side)
+    }
+}
+
+/// The shift of the play over a cut ([`IdentityConfig::regroup_inlier_m`]): among the offsets
+/// from a vanished identity to a new track that may be it, the one that brings the most new
+/// tracks within the inlier distance of such an identity (fewest metres left over on a tie),
+/// refined by the mean offset left between those tracks and their nearest identities. `None`
+/// when too few agree.
+fn regroup_shift(
+    cfg: &IdentityConfig,
+    new: &[(Point, &Observed)],
+    vanished: &[Vanished],
+) -> Option<Point> {
+    let may_be = |o: &Observed| {
+        let o = *o;
+        vanished
+            .iter()
+            .filter(move |v| v.before_cut && v.may_be(&o))
+    };
+    let offset = |p: Point, q: Point| Point::new(p.x - q.x, p.y - q.y);
+    let length = |r: &Point| r.x.hypot(r.y);
+    // each new track's offset from its nearest possible identity moved by `shift`, where
+    // within the inlier distance
+    let fit = |shift: Point| -> Vec<Point> {
+        new.iter()
+            .filter_map(|&(p, o)| {
+                may_be(o)
+                    .map(|v| offset(p, Point::new(v.at.x + shift.x, v.at.y + shift.y)))
+                    .filter(|r| length(r) <= cfg.regroup_inlier_m)
+                    .min_by(|a, b| length(a).total_cmp(&length(b)))
+            })
+            .collect()
+    };
+    let mut best: Option<(f64, Point, Vec<Point>)> = None;
+    for &(p, o) in new {
+        for v in may_be(o) {
+            let shift = offset(p, v.at);
+            if length(&shift) > cfg.regroup_max_shift_m {
+                continue;
+            }
+            let left = fit(shift);
+            let metres: f64 = left.iter().map(length).sum();
+            if best.as_ref().is_none_or(|(m, _, l)| {
+                left.len() > l.len() || (left.len() == l.len() && metres < *m)
+            }) {
+                best = Some((metres, shift, left));
+            }
+        }
+    }
+    let (_, shift, left) = best?;
+    let n = left.len();
+    if n < cfg.regroup_min_pairs || 2 * n < new.len() {
+        return None;
+    }
+    let k = n as f64;
+    Some(Point::new(
+        shift.x + left.iter().map(|r| r.x).sum::<f64>() / k,
+        shift.y + left.iter().map(|r| r.y).sum::<f64>() / k,
+    ))
 }
 
 /// How unlikely a track is to be a vanished identity: the negative log-likelihood (up to a

@@ -233,6 +233,34 @@ fn a_player_seen_before_a_cut_is_looked_for_a_little_wider() {
 }
 
 #[test]
+fn a_group_that_moved_unseen_over_a_cut_is_found_moved() {
+    // five players 6 m apart; a close-up; 1 s later the same five, each 8 m further on: one
+    // by one, each new track is nearest his neighbour's old place
+    let line = |first: u64, dx: f64| -> Vec<Observed> {
+        (0..5u32)
+            .map(|i| obs(first + u64::from(i), 10.0 + 6.0 * f64::from(i) + dx, 30.0))
+            .collect()
+    };
+    let run = |cut: bool| {
+        let mut k = IdentityKeeper::new(IdentityConfig::default());
+        k.assign(0.0, &line(1, 0.0), no_team);
+        if cut {
+            k.cut(0.5);
+        }
+        k.assign(1.0, &line(20, 8.0), no_team).ids
+    };
+    assert_eq!(run(true), vec![1, 2, 3, 4, 5]);
+    assert_ne!(run(false), vec![1, 2, 3, 4, 5]);
+    // two players are no group: no shift is guessed from them (10 m on, beyond the 8.5 m
+    // radius, the first is taken for the second and the second is someone new)
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(1, 10.0, 30.0), obs(2, 16.0, 30.0)], no_team);
+    k.cut(0.5);
+    let back = k.assign(1.0, &[obs(20, 20.0, 30.0), obs(21, 26.0, 30.0)], no_team);
+    assert_eq!(back.ids, vec![2, 3]);
+}
+
+#[test]
 fn a_take_over_gone_the_next_frame_gives_the_identity_back_as_it_was() {
     let mut k = IdentityKeeper::new(IdentityConfig::default());
     k.assign(0.0, &[obs(7, 50.0, 30.0), obs(9, 20.0, 20.0)], no_team);
