@@ -72,6 +72,12 @@ pub struct IdentityConfig {
     /// A player moving faster than this between two frames (m/s) is left out of the drift: an
     /// id that jumped to someone else, or a camera's jump.
     pub drift_max_mps: f64,
+    /// A continuing track farther than this plus `drift_max_mps` × the time since from where
+    /// its identity was last seen on the pitch (metres) is someone else: the tracker matched a
+    /// lost track again to a player far from the one it followed (seed 46877: 12.5 m away
+    /// after 0.3 s, and the player, back a frame later, got a fresh id for 19 s). At 3 m a
+    /// box's jitter of 3.8 m in one frame (seed 22013) split a player's id.
+    pub jump_m: f64,
     /// Added to the radius of an identity last seen before the picture cut to the current
     /// shot, metres: another camera sees a player's feet from another angle, and the play
     /// went on unseen while the shot in between (a close-up) had no pitch.
@@ -99,6 +105,7 @@ impl Default for IdentityConfig {
             play_shift: 1.0,
             drift_min_players: 3,
             drift_max_mps: 12.0,
+            jump_m: 6.0,
             cut_slack_m: 3.0,
             regroup_inlier_m: 3.0,
             regroup_max_shift_m: 20.0,
@@ -235,6 +242,14 @@ impl IdentityKeeper {
             .iter()
             .map(|o| self.published_of.get(&o.tracker_id).copied())
             .collect();
+        // a track the tracker carried onto someone else (a lost track matched again far from
+        // where its player was) is a new track: the identity stays where it was last seen
+        for (slot, o) in ids.iter_mut().zip(observed) {
+            if slot.is_some_and(|id| self.jumped(id, o, t_secs)) {
+                self.published_of.remove(&o.tracker_id);
+                *slot = None;
+            }
+        }
         let present: Vec<u64> = ids.iter().flatten().copied().collect();
         // observations that may take a vanished identity over: new tracks, and tracks whose id
         // is still provisional
@@ -253,9 +268,10 @@ impl IdentityKeeper {
             }
             ids[i] = Some(id);
             let who = self.identities.get_mut(&id).expect("a vanished identity");
-            out.superseded.push(who.tracker_id);
+            if unmap(&mut self.published_of, who.tracker_id, id) {
+                out.superseded.push(who.tracker_id);
+            }
             out.recovered.push((id, t_secs - who.last_seen));
-            self.published_of.remove(&who.tracker_id);
             let memory = Memory {
                 last_seen: who.last_seen,
                 last_pitch: who.last_pitch,
@@ -296,11 +312,11 @@ impl IdentityKeeper {
         // unconfirmed take-overs whose track was not seen this frame are undone: the identity
         // is remembered where it was before, and the track, if it comes back, is a new one
         // (every identity seen this frame was just stamped `last_seen = t_secs`)
-        for who in self.identities.values_mut() {
+        for (&id, who) in &mut self.identities {
             if let Some((_, m)) = who.pending
                 && who.last_seen < t_secs
             {
-                self.published_of.remove(&who.tracker_id);
+                unmap(&mut self.published_of, who.tracker_id, id);
                 who.last_seen = m.last_seen;
                 who.last_pitch = m.last_pitch;
                 who.pending = None;
@@ -315,11 +331,25 @@ impl IdentityKeeper {
             .collect();
         for (id, tracker_id) in expired {
             self.identities.remove(&id);
-            self.published_of.remove(&tracker_id);
+            unmap(&mut self.published_of, tracker_id, id);
         }
         out.ids = ids.into_iter().flatten().collect();
         out.held = self.held(t_secs, &out.ids);
         out
+    }
+
+    /// Whether the observation, continuing `id`'s track, is too far from where `id` was last
+    /// seen on the pitch to be him: more than [`IdentityConfig::jump_m`] plus
+    /// [`IdentityConfig::drift_max_mps`] × the time since.
+    fn jumped(&self, id: u64, o: &Observed, t_secs: f64) -> bool {
+        let seen = self.identities.get(&id).and_then(|w| w.last_pitch);
+        match (o.pitch, seen) {
+            (Some(now), Some(seen)) => {
+                now.distance(&seen.at)
+                    > self.cfg.jump_m + self.cfg.drift_max_mps * (t_secs - seen.t_secs)
+            }
+            _ => false,
+        }
     }
 
     /// Adds this frame's step to the play's drift: the mean step since the last frame of the
@@ -533,6 +563,16 @@ fn regroup_shift(
 /// identity seen a moment ago close by beats one long gone whose wide radius also reaches.
 fn surprise(d: f64, growth: f64) -> f64 {
     2.0 * d * d + 2.0 * growth.ln()
+}
+
+/// Removes the tracker id's mapping if it still maps to `id` (a track that jumped to someone
+/// else maps to another id now); whether it did.
+fn unmap(published_of: &mut HashMap<u64, u64>, tracker_id: u64, id: u64) -> bool {
+    let mapped = published_of.get(&tracker_id) == Some(&id);
+    if mapped {
+        published_of.remove(&tracker_id);
+    }
+    mapped
 }
 
 fn sides_differ(a: Option<TeamSide>, b: Option<TeamSide>) -> bool {
