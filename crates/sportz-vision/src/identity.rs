@@ -243,9 +243,26 @@ impl IdentityKeeper {
             .map(|o| self.published_of.get(&o.tracker_id).copied())
             .collect();
         // a track the tracker carried onto someone else (a lost track matched again far from
-        // where its player was) is a new track: the identity stays where it was last seen
-        for (slot, o) in ids.iter_mut().zip(observed) {
-            if slot.is_some_and(|id| self.jumped(id, o, t_secs)) {
+        // where its player was) is a new track: the identity stays where it was last seen.
+        // When most continuing tracks jump at once it is the camera that jumped: ids stay.
+        let jumped: Vec<bool> = ids
+            .iter()
+            .zip(observed)
+            .map(|(slot, o)| slot.is_some_and(|id| self.jumped(id, o, t_secs)))
+            .collect();
+        let continuing = ids
+            .iter()
+            .zip(observed)
+            .filter(|(slot, o)| slot.is_some() && o.pitch.is_some())
+            .count();
+        let jumps = jumped.iter().filter(|j| **j).count();
+        if 2 * jumps < continuing {
+            for ((slot, o), _) in ids
+                .iter_mut()
+                .zip(observed)
+                .zip(&jumped)
+                .filter(|(_, j)| **j)
+            {
                 self.published_of.remove(&o.tracker_id);
                 *slot = None;
             }

@@ -263,20 +263,39 @@ fn a_group_that_moved_unseen_over_a_cut_is_found_moved() {
 #[test]
 fn a_track_that_jumps_to_someone_else_leaves_the_identity_behind() {
     let mut k = IdentityKeeper::new(IdentityConfig::default());
-    k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
+    let others = |t: f64| [obs(9, 40.0, 40.0 + t), obs(11, 60.0, 20.0)];
+    let frame = |k: &mut IdentityKeeper, t: f64, tracks: &[Observed]| {
+        let all: Vec<Observed> = tracks.iter().copied().chain(others(t)).collect();
+        k.assign(t, &all, no_team)
+    };
+    frame(&mut k, 0.0, &[obs(7, 10.0, 10.0)]);
     // the tracker matched track 7 to a player 15 m away a frame later: someone new
-    assert_eq!(k.assign(0.04, &[obs(7, 25.0, 10.0)], no_team).ids, vec![2]);
-    // the player himself, back as a new track, takes his id again, and track 7 (now id 2)
+    assert_eq!(
+        frame(&mut k, 0.04, &[obs(7, 25.0, 10.0)]).ids,
+        vec![4, 2, 3]
+    );
+    // the player himself, back as a new track, takes his id again, and track 7 (now id 4)
     // is not dropped for it
-    let back = k.assign(0.08, &[obs(7, 25.1, 10.0), obs(8, 10.2, 10.0)], no_team);
-    assert_eq!(back.ids, vec![2, 1]);
+    let back = frame(&mut k, 0.08, &[obs(7, 25.1, 10.0), obs(8, 10.2, 10.0)]);
+    assert_eq!(back.ids, vec![4, 1, 2, 3]);
     assert!(back.superseded.is_empty());
-    assert_eq!(k.assign(0.12, &[obs(7, 25.2, 10.0)], no_team).ids, vec![2]);
+    assert_eq!(
+        frame(&mut k, 0.12, &[obs(7, 25.2, 10.0)]).ids,
+        vec![4, 2, 3]
+    );
+    // the whole picture jumping (a camera's bad frame) is no player's jump: ids stay
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    k.assign(0.0, &[obs(7, 10.0, 10.0), obs(9, 30.0, 10.0)], no_team);
+    let moved = [obs(7, 25.0, 10.0), obs(9, 45.0, 10.0)];
+    assert_eq!(k.assign(0.04, &moved, no_team).ids, vec![1, 2]);
     // a sprint (8.5 m in 0.5 s) or a box's jitter (3.8 m in a frame) is no jump
     let mut k = IdentityKeeper::new(IdentityConfig::default());
-    k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
-    assert_eq!(k.assign(0.5, &[obs(7, 18.5, 10.0)], no_team).ids, vec![1]);
-    assert_eq!(k.assign(0.54, &[obs(7, 22.3, 10.0)], no_team).ids, vec![1]);
+    frame(&mut k, 0.0, &[obs(7, 10.0, 10.0)]);
+    assert_eq!(frame(&mut k, 0.5, &[obs(7, 18.5, 10.0)]).ids, vec![1, 2, 3]);
+    assert_eq!(
+        frame(&mut k, 0.54, &[obs(7, 22.3, 10.0)]).ids,
+        vec![1, 2, 3]
+    );
 }
 
 #[test]
