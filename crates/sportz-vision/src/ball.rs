@@ -448,9 +448,14 @@ impl BallTracker {
 
     /// The ball's mean ground speed, m/s, over the last `kick_window_secs` or a little more up
     /// to `pitch` at `t`, if the ball was detected all along (no extrapolated point and no gap
-    /// over half the window: a track picked up again after coasting jumped, it did not move);
-    /// `None` for a track followed for less than that, or without pitch positions.
+    /// over half the window: a track picked up again after coasting jumped, it did not move)
+    /// and on the field of play at both ends (a ball past a line is out of play and nobody
+    /// kicks it there: a track moving fast in a goal's net is hopping between the net's
+    /// knots — seed 88093: one at 16–60 m/s after a goal kept the ball on the centre spot
+    /// refused for the 2 s before the kick-off); `None` for a track followed for less than
+    /// that, or without pitch positions.
     fn mean_speed_mps(&self, t: f64, pitch: Option<Point>) -> Option<f64> {
+        let in_play = |p: Point| crate::pitch::is_inside(p, 0.0);
         let window = self.cfg.kick_window_secs;
         let mut later = t;
         for s in self.trail.iter().rev() {
@@ -458,7 +463,8 @@ impl BallTracker {
                 return None;
             }
             if t - s.t >= window {
-                return Some(s.pitch?.distance(&pitch?) / (t - s.t));
+                let (from, to) = (s.pitch?, pitch?);
+                return (in_play(from) && in_play(to)).then(|| from.distance(&to) / (t - s.t));
             }
             later = s.t;
         }
