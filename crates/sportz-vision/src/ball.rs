@@ -85,7 +85,11 @@ pub struct BallConfig {
     /// With a camera: for `spot_memory_secs` after the ball was seen at `fast_mps` or more, a
     /// candidate within `spot_radius_m` of a painted spot (centre, penalty spots) is not a ball —
     /// a ball kicked into the air is missed by the detector and the white spot is the next best
-    /// "ball" (a kick-off or a penalty, ball at rest on its spot, is unaffected).
+    /// "ball" (a kick-off or a penalty, ball at rest on its spot, is unaffected). For as long
+    /// after the ball was seen past a goal line (out, or in the net) neither penalty spot is:
+    /// no restart is taken there then, and with the ball gone from view the camera still shows
+    /// the goal area (tuning seeds: the penalty spot published as the ball for 3–11 frames
+    /// after goals).
     pub spot_radius_m: f64,
     pub spot_memory_secs: f64,
     pub fast_mps: f64,
@@ -204,10 +208,12 @@ pub struct BallTracker {
     trail: VecDeque<TrailSample>,
     /// When the ball was last seen moving at `fast_mps` or more.
     last_fast: Option<f64>,
+    /// When the ball was last seen past a goal line (out, or in a goal's net).
+    last_past_goal_line: Option<f64>,
 }
 
 /// The painted spots (centre, penalty spots) a white speck on the pitch is most often taken
-/// for the ball at.
+/// for the ball at; the penalty spots from the second on.
 const SPOTS: [Point; 3] = [
     Point::new(crate::pitch::LENGTH_M / 2.0, crate::pitch::WIDTH_M / 2.0),
     Point::new(crate::pitch::SPOT_M, crate::pitch::WIDTH_M / 2.0),
@@ -248,6 +254,7 @@ impl BallTracker {
             next_id: 1,
             trail: VecDeque::with_capacity(cfg.trail_len),
             last_fast: None,
+            last_past_goal_line: None,
         }
     }
 
@@ -293,9 +300,11 @@ impl BallTracker {
         let dt = self.last_t.map_or(0.0, |last| (t_secs - last).max(0.0));
         self.last_t = Some(t_secs);
         let cfg = self.cfg;
-        let in_flight = self
-            .last_fast
-            .is_some_and(|t0| t_secs - t0 <= cfg.spot_memory_secs);
+        let recent = |at: Option<f64>| at.is_some_and(|t0| t_secs - t0 <= cfg.spot_memory_secs);
+        let in_flight = recent(self.last_fast);
+        // after a ball out over a goal line (or a goal) play restarts from the goal area, the
+        // corner or the centre spot, never from a penalty spot
+        let after_goal_line = recent(self.last_past_goal_line);
         // a ball in the air only continues a confirmed track: without one, no candidate off the
         // pitch is looked at as one
         let following = self
@@ -317,8 +326,11 @@ impl BallTracker {
             };
             match c.foot_and_scale(&d.bbox) {
                 Some((p, metres_per_px)) if crate::pitch::is_inside(p, cfg.pitch_margin_m) => {
-                    let on_spot = SPOTS.iter().any(|s| p.distance(s) <= cfg.spot_radius_m);
-                    (fits(metres_per_px) && !(in_flight && on_spot)).then_some(false)
+                    let spot = SPOTS
+                        .iter()
+                        .position(|s| p.distance(s) <= cfg.spot_radius_m);
+                    let painted = spot.is_some_and(|i| in_flight || (after_goal_line && i > 0));
+                    (fits(metres_per_px) && !painted).then_some(false)
                 }
                 _ if following && d.confidence >= cfg.air_confidence => {
                     let (x, y) = d.bbox.foot();
@@ -499,6 +511,12 @@ impl BallTracker {
             predicted,
         };
         let cfg = &self.cfg;
+        if !predicted
+            && a.hits >= cfg.confirm_hits
+            && pitch.is_some_and(|p| !(0.0..=crate::pitch::LENGTH_M).contains(&p.x))
+        {
+            self.last_past_goal_line = Some(t);
+        }
         let kick = cfg.fast_mps..=cfg.max_kick_mps;
         if !predicted
             && a.hits >= cfg.confirm_hits

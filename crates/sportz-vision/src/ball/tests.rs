@@ -498,6 +498,55 @@ fn a_track_running_along_the_net_does_not_hide_the_spot() {
     );
 }
 
+/// After the ball was seen past a goal line (here at rest in the net) no restart is taken from
+/// a penalty spot for a while: the painted spot is not the ball (the camera still shows the goal
+/// area); the centre spot, where the kick-off is taken, still is.
+#[test]
+fn after_a_goal_the_penalty_spot_is_not_the_ball() {
+    let cal = tenth_metre_per_pixel();
+    let penalty_spot = || ball_at(940.0, 336.0, 0.9);
+    let in_the_net = |t: &mut BallTracker| {
+        for i in 0..10 {
+            let step = t.update(
+                f64::from(i) * DT,
+                &[ball_at(1065.0, 330.0, 0.9)],
+                Some(&cal),
+            );
+            assert!(
+                i < 1 || step.ball.is_some(),
+                "frame {i}: the ball in the net"
+            );
+        }
+    };
+    let mut t = BallTracker::new(BallConfig::default());
+    in_the_net(&mut t);
+    for i in 30..40 {
+        let step = t.update(f64::from(i) * DT, &[penalty_spot()], Some(&cal));
+        assert!(
+            step.ball.is_none_or(|b| b.predicted),
+            "frame {i}: {:?}",
+            step.ball
+        );
+    }
+    // the centre spot is a ball
+    let mut t = BallTracker::new(BallConfig::default());
+    in_the_net(&mut t);
+    assert!(
+        sees_the_centre_spot(&mut t, &cal, 30),
+        "the ball on the centre spot is refused"
+    );
+    // and the penalty spot, seconds later, again
+    let mut t = BallTracker::new(BallConfig::default());
+    in_the_net(&mut t);
+    assert!(
+        (200..204).any(|i| t
+            .update(f64::from(i) * DT, &[penalty_spot()], Some(&cal))
+            .ball
+            .is_some_and(|b| !b.predicted)),
+        "the ball on the penalty spot seconds later is refused"
+    );
+}
+
 /// A ball at rest whose measurement wobbles for a frame (a pan the picture's motion does not
 /// quite cancel) is read fast by the filter for that frame; that is no kick, and the ball on the
 /// centre spot a second later is a ball (the tuning seeds' kick-off waits: readings of 8–60 m/s
