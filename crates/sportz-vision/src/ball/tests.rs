@@ -422,14 +422,7 @@ fn a_painted_spot_is_not_the_ball_just_after_a_kick() {
             Some(&cal),
         );
     }
-    for i in 25..60 {
-        let step = t.update(f64::from(i) * DT, &[spot()], Some(&cal));
-        assert!(
-            step.ball.is_none_or(|b| b.predicted),
-            "frame {i}: {:?}",
-            step.ball
-        );
-    }
+    never_taken(&mut t, &cal, &spot(), 25..60);
     // seconds later (a penalty, the ball placed on the spot) it is a ball again
     for i in 200..203 {
         t.update(f64::from(i) * DT, &[spot()], Some(&cal));
@@ -449,6 +442,27 @@ fn a_painted_spot_is_not_the_ball_just_after_a_kick() {
     );
 }
 
+/// `candidate`, alone in each of `frames`, is never published as a detected ball.
+fn never_taken(
+    t: &mut BallTracker,
+    cal: &Calibration,
+    candidate: &Detection,
+    frames: std::ops::Range<u32>,
+) {
+    for i in frames {
+        let step = t.update(
+            f64::from(i) * DT,
+            std::slice::from_ref(candidate),
+            Some(cal),
+        );
+        assert!(
+            step.ball.is_none_or(|b| b.predicted),
+            "frame {i}: {:?}",
+            step.ball
+        );
+    }
+}
+
 /// Whether the ball at rest on the centre spot, seen from frame `from` for four frames, is
 /// published (detected, not extrapolated) on any of them.
 fn sees_the_centre_spot(t: &mut BallTracker, cal: &Calibration, from: u32) -> bool {
@@ -457,6 +471,23 @@ fn sees_the_centre_spot(t: &mut BallTracker, cal: &Calibration, from: u32) -> bo
         let step = t.update(f64::from(i) * DT, &[centre()], Some(cal));
         seen | step.ball.is_some_and(|b| !b.predicted)
     })
+}
+
+/// A confident ball through `points` (pixels), one a frame from frame 0, is read at kick
+/// speed (8 m/s or more) by the tracker, yet the ball at rest on the centre spot from frame
+/// `spot_from` on is a ball: the readings were no kick.
+fn read_fast_but_no_kick(points: impl IntoIterator<Item = (f64, f64)>, spot_from: u32) {
+    let cal = tenth_metre_per_pixel();
+    let mut t = BallTracker::new(BallConfig::default());
+    let fastest = (0u32..).zip(points).fold(0.0_f64, |fastest, (i, (x, y))| {
+        let step = t.update(f64::from(i) * DT, &[ball_at(x, y, 0.9)], Some(&cal));
+        fastest.max(step.ball.and_then(|b| b.speed_mps).unwrap_or(0.0))
+    });
+    assert!(fastest >= 8.0, "read at {fastest:.1} m/s only");
+    assert!(
+        sees_the_centre_spot(&mut t, &cal, spot_from),
+        "the ball on the centre spot is refused"
+    );
 }
 
 /// A track hopping between candidates at speeds no ball reaches is no kick: the real ball on the
@@ -482,20 +513,8 @@ fn a_track_jumping_faster_than_any_ball_does_not_hide_the_spot() {
 /// track at 16–60 m/s after a goal kept the ball on the centre spot refused until the kick-off).
 #[test]
 fn a_track_running_along_the_net_does_not_hide_the_spot() {
-    let cal = tenth_metre_per_pixel();
-    let mut t = BallTracker::new(BallConfig::default());
     // 1.5 m behind the goal line (x 106.5 m), along the net at 25 m/s (10 px a frame)
-    let mut fastest = 0.0_f64;
-    for i in 0..8 {
-        let y = 305.0 + 10.0 * f64::from(i);
-        let step = t.update(f64::from(i) * DT, &[ball_at(1065.0, y, 0.9)], Some(&cal));
-        fastest = fastest.max(step.ball.and_then(|b| b.speed_mps).unwrap_or(0.0));
-    }
-    assert!(fastest >= 8.0, "the track is read at {fastest:.1} m/s");
-    assert!(
-        sees_the_centre_spot(&mut t, &cal, 30),
-        "the ball on the centre spot is refused"
-    );
+    read_fast_but_no_kick((0..8).map(|i| (1065.0, 305.0 + 10.0 * f64::from(i))), 30);
 }
 
 /// After the ball was seen past a goal line (here at rest in the net) no restart is taken from
@@ -520,14 +539,7 @@ fn after_a_goal_the_penalty_spot_is_not_the_ball() {
     };
     let mut t = BallTracker::new(BallConfig::default());
     in_the_net(&mut t);
-    for i in 30..40 {
-        let step = t.update(f64::from(i) * DT, &[penalty_spot()], Some(&cal));
-        assert!(
-            step.ball.is_none_or(|b| b.predicted),
-            "frame {i}: {:?}",
-            step.ball
-        );
-    }
+    never_taken(&mut t, &cal, &penalty_spot(), 30..40);
     // the centre spot is a ball
     let mut t = BallTracker::new(BallConfig::default());
     in_the_net(&mut t);
@@ -553,19 +565,10 @@ fn after_a_goal_the_penalty_spot_is_not_the_ball() {
 /// on a ball at rest kept the ball on the centre spot refused through most of them).
 #[test]
 fn a_ball_at_rest_read_fast_for_a_frame_does_not_hide_the_spot() {
-    let cal = tenth_metre_per_pixel();
-    let mut t = BallTracker::new(BallConfig::default());
-    let mut fastest = 0.0_f64;
-    for i in 0..20 {
-        // at rest at (10, 30) m, one measurement 0.8 m off
-        let x = if i == 10 { 108.0 } else { 100.0 };
-        let step = t.update(f64::from(i) * DT, &[ball_at(x, 300.0, 0.9)], Some(&cal));
-        fastest = fastest.max(step.ball.and_then(|b| b.speed_mps).unwrap_or(0.0));
-    }
-    assert!(fastest >= 8.0, "the wobble is read at {fastest:.1} m/s");
-    assert!(
-        sees_the_centre_spot(&mut t, &cal, 40),
-        "the ball on the centre spot is refused"
+    // at rest at (10, 30) m, one measurement 0.8 m off
+    read_fast_but_no_kick(
+        (0..20).map(|i| (if i == 10 { 108.0 } else { 100.0 }, 300.0)),
+        40,
     );
 }
 
