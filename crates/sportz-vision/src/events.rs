@@ -38,8 +38,12 @@
 //!   lost before it lands) is found by its throw-in: the ball back in play within
 //!   `throw_in_band_m` of a touchline after `restart_gap_secs` without a position on the pitch
 //!   (no ball out or goal published meanwhile) went out over that line — dated to the last
-//!   frame it was seen lying beyond the lines, else to where its flight was lost (the last frame
-//!   it was still seen in the air), confidence 0.5; its kick is a pass nobody received (`out`).
+//!   frame it was seen out (lying beyond the lines, or come down there from its flight), else
+//!   to where its flight was lost (the last frame it was still seen in the air), at the spot
+//!   its release was seen beyond the line (else where it came back), confidence 0.5; its kick
+//!   is a pass nobody received (`out`). Neither a ball moving beyond the lines (in the air, or
+//!   in the thrower's hands) nor the painted centre spot with no kick-off awaited (the
+//!   detector's best "ball" while the real one is held up) is the ball back on the pitch.
 //! - `goal`: the ball crosses a goal line between the posts, or lies in the net (behind the line,
 //!   between the posts, within `net_depth_m`) for `ball_out_frames` detected frames — a ball
 //!   flying in above the ground is projected beyond the far post by the ground homography and
@@ -276,11 +280,14 @@ struct Exit {
 #[derive(Debug, Clone, Copy)]
 struct GroundSeen {
     at: Stamp,
-    /// Beyond the lines and slow there: lying out (not a ball in the air projected beyond).
-    lying_out: bool,
+    /// Seen out: lying beyond the lines, or come down there from its flight (not a ball in
+    /// the air projected beyond them).
+    seen_out: bool,
     /// The last frame the ball was still seen after it (in the air, with a camera; holes of
     /// up to `ball_lost_frames` frames): where its flight was lost.
     flight_end: Stamp,
+    /// The first sighting beyond the lines after the flight was lost: a throw-in's release.
+    released: Option<Point>,
 }
 
 /// A kick found after the fact (a pass attempt nobody received, a shot seen only by its
@@ -560,13 +567,25 @@ impl EventEngine {
         ))
     }
 
-    /// The ball seen in the air (with a camera, no position on the pitch): its flight goes on.
-    fn seen_in_flight(&mut self, now: Stamp) {
+    /// Whether a sighting now continues the ball's flight since it was last on the ground
+    /// (seen at most `ball_lost_frames` frames before).
+    fn in_flight(&self, now: Stamp) -> bool {
         let hole = u64::from(self.cfg.ball_lost_frames);
-        if let Some(g) = self.last_ground.as_mut()
-            && now.frame.saturating_sub(g.flight_end.frame) <= hole
-        {
-            g.flight_end = now;
+        self.last_ground
+            .is_some_and(|g| now.frame.saturating_sub(g.flight_end.frame) <= hole)
+    }
+
+    /// The ball seen in the air (with a camera; no position on the pitch, or one moving beyond
+    /// the lines, `beyond`): its flight goes on — or, seen beyond the lines after the flight was
+    /// lost, it is in a thrower's hands there.
+    fn seen_in_flight(&mut self, now: Stamp, beyond: Option<Point>) {
+        let flying = self.in_flight(now);
+        if let Some(g) = self.last_ground.as_mut() {
+            if flying {
+                g.flight_end = now;
+            } else if g.released.is_none() {
+                g.released = beyond;
+            }
         }
     }
 
@@ -587,8 +606,19 @@ impl EventEngine {
         if self.out_fired || !is_inside(pos, 0.0) || now.t - g.at.t < self.cfg.restart_gap_secs {
             return None;
         }
-        let at = if g.lying_out { g.at } else { g.flight_end };
-        Some((at, Point::new(pos.x, line)))
+        let at = if g.seen_out { g.at } else { g.flight_end };
+        // where it was thrown from, when the release was seen beyond this line
+        let x = g
+            .released
+            .filter(|r| {
+                if line == 0.0 {
+                    r.y < 0.0
+                } else {
+                    r.y > WIDTH_M
+                }
+            })
+            .map_or(pos.x, |r| r.x);
+        Some((at, Point::new(x, line)))
     }
 
     #[must_use]
@@ -675,7 +705,7 @@ impl EventEngine {
             .filter(|p| is_inside(*p, self.cfg.implausible_beyond_m))
         else {
             if ball.with_camera && !ball.predicted {
-                self.seen_in_flight(now);
+                self.seen_in_flight(now, None);
             }
             return emit.out;
         };
@@ -888,13 +918,35 @@ impl EventEngine {
             _ => None,
         };
 
-        let lying_out = !is_inside(pos, self.cfg.ball_out_margin_m)
-            && velocity.is_some_and(|(vx, vy)| vx.hypot(vy) < self.cfg.settled_mps());
-        self.last_ground = Some(GroundSeen {
-            at: now,
-            lying_out,
-            flight_end: now,
-        });
+        // seen out: beyond the lines and slow there, by a speed measured over the window — or,
+        // with no sighting on the pitch just before (no run of them to measure a speed over),
+        // come down there from its flight. Any other sighting beyond the lines is moving: a
+        // ball in the air projected past them (its flight goes on), or, after the flight was
+        // lost, a throw-in's release — not the ball back on the pitch.
+        let unbroken = self
+            .history
+            .iter()
+            .rev()
+            .nth(1)
+            .is_some_and(|(t1, _)| t - t1 <= self.cfg.speed_window_secs);
+        let seen_out = !is_inside(pos, self.cfg.ball_out_margin_m)
+            && if unbroken {
+                velocity.is_some_and(|(vx, vy)| vx.hypot(vy) < self.cfg.settled_mps())
+            } else {
+                self.in_flight(now)
+            };
+        if !is_inside(pos, 0.0) && !seen_out {
+            self.seen_in_flight(now, Some(pos));
+        } else if !(on_spot && self.kickoff.is_none()) {
+            // (the centre spot with no kick-off awaited is the paint: the detector's best
+            // "ball" while the real one is held up for a throw-in)
+            self.last_ground = Some(GroundSeen {
+                at: now,
+                seen_out,
+                flight_end: now,
+                released: None,
+            });
+        }
 
         // possession (and the kick-off after a goal, when the ball leaves the spot unseen at
         // anybody's feet)

@@ -759,6 +759,37 @@ fn a_ball_lofted_out_unseen_is_found_by_its_throw_in() {
     let events = thrown(rolled_out.hold(80, |_| None, &players), 0.5).run();
     let out = events.iter().find(|e| e.kind == BallOut).unwrap();
     assert_eq!(out.frame_number, lying);
+    // seen meanwhile, but not back on the pitch — still the throw-in, dated where the flight
+    // was lost: the throw's release just beyond the line, moving (seed f77081), and the painted
+    // centre spot taken for the ball while the real one is held up (seed m22013)
+    let released =
+        lofted(56)
+            .hold(1, |_| Some(at(47.0, -1.6)), &players)
+            .hold(3, |_| None, &players);
+    let painted = lofted(20)
+        .hold(15, |_| Some(at(52.5, 34.0)), &players)
+        .hold(25, |_| None, &players);
+    // come down beyond the line from its flight, then seen in the air in the thrower's hands
+    // until the throw (seed m11003): dated to where it came down
+    let landed = (kicked.frames.len() + 20) as u64;
+    let came_down = kicked
+        .clone()
+        .hold(20, |_| Some(at(50.0, -40.0)), &players)
+        .hold(1, |_| Some(at(50.0, -2.5)), &players)
+        .hold(70, |_| Some(at(50.0, -40.0)), &players);
+    let events = thrown(came_down, 0.5).run();
+    let out = events.iter().find(|e| e.kind == BallOut);
+    assert_eq!(out.map(|e| e.frame_number), Some(landed), "{events:#?}");
+    // (the release is where it was thrown from, the ball landing 5 m further on)
+    for (name, s, x) in [("release", released, 47.0), ("centre spot", painted, 52.0)] {
+        let events = thrown(s, 0.5).run();
+        let out = events.iter().find(|e| e.kind == BallOut);
+        assert_eq!(
+            out.map(|e| (e.frame_number, e.pitch)),
+            Some((flight_end, Some(at(x, 0.0)))),
+            "{name}: {events:#?}"
+        );
+    }
 }
 
 #[test]
