@@ -7,7 +7,9 @@
 //!   after a goal, the kick-off: the player last at the ball on the centre spot, published once
 //!   the ball has left the spot and dated to that last frame (the kick; the ball waiting on the
 //!   spot is nobody's, and no pass flies to it).
-//! - `possession_change`: a new holder of the other team than the previous one.
+//! - `possession_change`: a new holder of the other team than the previous one (of the two
+//!   sides: a player the shirt clustering put in neither, `other`, is no side — a pass to or
+//!   from him is neither completed nor intercepted).
 //! - `pass`: a new holder, the ball having travelled at least `pass_received_min_m` within
 //!   `pass_max_secs` from the previous one: `outcome` `complete` to a teammate, `intercepted`
 //!   by an opponent (then also a `possession_change`), as match data counts pass attempts;
@@ -445,8 +447,11 @@ impl EventEngine {
             let kicked = travelled >= self.cfg.pass_received_min_m
                 && t - prev.last.t <= self.cfg.pass_max_secs
                 && self.kick_closed != Some(prev.last.frame);
-            let other_team = matches!((prev.team, p.team), (Some(a), Some(b)) if a != b);
-            let same_team = matches!((prev.team, p.team), (Some(a), Some(b)) if a == b);
+            // (between the two sides: a player of neither, an outlier in no kit, is no side)
+            let side = |t: Option<TeamSide>| t.filter(|s| *s != TeamSide::Other);
+            let other_team =
+                matches!((side(prev.team), side(p.team)), (Some(a), Some(b)) if a != b);
+            let same_team = matches!((side(prev.team), side(p.team)), (Some(a), Some(b)) if a == b);
             // a pass is an attempt: completed to a teammate or intercepted by an
             // opponent (as match data counts them); known on reception, dated to
             // the kick

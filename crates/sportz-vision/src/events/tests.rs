@@ -240,6 +240,28 @@ fn an_interception_is_a_pass_attempt_and_a_possession_change() {
             (Possession, Some(3)),
         ],
     );
+    // a player in neither kit (an outlier the shirt clustering put with no side, seed f10111)
+    // takes the ball and loses it to the other side: no side changed hands through him
+    let outlier = Some(TeamSide::Other);
+    let through = [
+        player(1, AWAY, 30.0, 30.0),
+        player(3, outlier, 30.0, 42.0),
+        player(4, HOME, 30.0, 54.0),
+    ];
+    let s = Script::default()
+        .hold(8, |_| Some(at(30.3, 30.2)), &through)
+        .roll(at(30.3, 30.2), at(30.3, 41.8), 10.0, &through)
+        .hold(8, |_| Some(at(30.3, 41.8)), &through)
+        .roll(at(30.3, 41.8), at(30.3, 53.8), 10.0, &through)
+        .hold(8, |_| Some(at(30.3, 53.8)), &through);
+    check(
+        &s,
+        &[
+            (Possession, Some(1)),
+            (Possession, Some(3)),
+            (Possession, Some(4)),
+        ],
+    );
 }
 
 #[test]
