@@ -9,7 +9,12 @@
 //!   spot is nobody's, and no pass flies to it).
 //! - `possession_change`: a new holder of the other team than the previous one (of the two
 //!   sides: a player the shirt clustering put in neither, `other`, is no side — a pass to or
-//!   from him is neither completed nor intercepted).
+//!   from him is neither completed nor intercepted). After a ball out over a touchline the
+//!   side that has the ball next got it by the throw-in: the change is dated to the throw when
+//!   it was seen — the last frame the ball, held up for it, was seen at rest for
+//!   `possession_frames` or more before it set off, or its release seen beyond the line —
+//!   with no player (the thrower is not seen; he holds the ball overhead), `restart:
+//!   throw_in` and the receiver as `received_by`.
 //! - `pass`: a new holder, the ball having travelled at least `pass_received_min_m` within
 //!   `pass_max_secs` from the previous one: `outcome` `complete` to a teammate, `intercepted`
 //!   by an opponent (then also a `possession_change`), as match data counts pass attempts;
@@ -278,6 +283,9 @@ struct Exit {
     restart: Option<&'static str>,
 }
 
+/// A frame, and where on the pitch the ball was seen in it.
+type Sighting = (Stamp, Point);
+
 /// The last detected ball position on the pitch, for a ball out seen only by its throw-in.
 #[derive(Debug, Clone, Copy)]
 struct GroundSeen {
@@ -289,7 +297,7 @@ struct GroundSeen {
     /// up to `ball_lost_frames` frames): where its flight was lost.
     flight_end: Stamp,
     /// The first sighting beyond the lines after the flight was lost: a throw-in's release.
-    released: Option<Point>,
+    released: Option<Sighting>,
 }
 
 /// A kick found after the fact (a pass attempt nobody received, a shot seen only by its
@@ -345,6 +353,16 @@ pub struct EventEngine {
     pending_exit: Option<Exit>,
     previous_pitch: Option<Point>,
     last_ground: Option<GroundSeen>,
+    /// The last detected frame with the ball on the pitch, and for how many detected frames
+    /// in a row up to it the ball was at rest (slower than `back_in_play_mps`).
+    last_seen: Option<(Stamp, Point, u32)>,
+    /// Where and when the ball last set off after resting for `possession_frames` or more: the
+    /// last frame at rest (a throw, after the ball was held up for it), or the release of a
+    /// throw-in seen beyond the line.
+    moved_from: Option<Sighting>,
+    /// A ball out over a touchline (when it went out) since anybody last had the ball: the
+    /// next holder's side got it by the throw-in.
+    throw_in_after: Option<Stamp>,
     /// Since the holder's last touch: the ball has left the passer (far from the touch and
     /// from the passer), the farthest it got from the touch, and whether the flight was a shot.
     kick_far: bool,
@@ -405,6 +423,9 @@ impl EventEngine {
             pending_exit: None,
             previous_pitch: None,
             last_ground: None,
+            last_seen: None,
+            moved_from: None,
+            throw_in_after: None,
             kick_far: false,
             kick_reach: 0.0,
             kick_shot: false,
@@ -452,6 +473,13 @@ impl EventEngine {
             let other_team =
                 matches!((side(prev.team), side(p.team)), (Some(a), Some(b)) if a != b);
             let same_team = matches!((side(prev.team), side(p.team)), (Some(a), Some(b)) if a == b);
+            // after a ball out over a touchline the side that has the ball next got it by the
+            // throw-in: the change is dated to the throw (by a thrower unseen, the ball held up
+            // overhead), when the ball's latest run of movement began after the exit
+            let thrown = self.throw_in_after.and_then(|exit| {
+                self.moved_from
+                    .filter(|(s, _)| s.frame >= exit.frame && t - s.t <= self.cfg.pass_max_secs)
+            });
             // a pass is an attempt: completed to a teammate or intercepted by an
             // opponent (as match data counts them); known on reception, dated to
             // the kick
@@ -479,23 +507,35 @@ impl EventEngine {
                 );
             }
             if other_team {
+                let mut pairs = vec![
+                    ("from_player", Value::from(prev.track_id)),
+                    (
+                        "from_team",
+                        serde_json::to_value(prev.team).unwrap_or(Value::Null),
+                    ),
+                ];
+                let (at, place, player) = match thrown {
+                    Some((throw, from)) => {
+                        pairs.extend([
+                            ("restart", Value::from("throw_in")),
+                            ("received_by", Value::from(p.track_id)),
+                        ]);
+                        (throw, from, None)
+                    }
+                    None => (now, pos, Some(p.track_id)),
+                };
                 emit.push(
                     EventKind::PossessionChange,
-                    now,
-                    Some(pos),
+                    at,
+                    Some(place),
                     p.team,
-                    Some(p.track_id),
+                    player,
                     confidence,
-                    detail(&[
-                        ("from_player", Value::from(prev.track_id)),
-                        (
-                            "from_team",
-                            serde_json::to_value(prev.team).unwrap_or(Value::Null),
-                        ),
-                    ]),
+                    detail(&pairs),
                 );
             }
         }
+        self.throw_in_after = None;
         emit.push(
             EventKind::Possession,
             now,
@@ -589,16 +629,16 @@ impl EventEngine {
             if flying {
                 g.flight_end = now;
             } else if g.released.is_none() {
-                g.released = beyond;
+                g.released = beyond.map(|p| (now, p));
             }
         }
     }
 
     /// The ball back in play within `throw_in_band_m` of a touchline after `restart_gap_secs`
     /// unseen on the pitch: a throw-in, so it went out over that line unseen — when it was seen
-    /// lying beyond the lines, else when its flight was lost. `None` when a ball out or a goal
-    /// was published meanwhile.
-    fn unseen_throw_in(&self, now: Stamp, pos: Point) -> Option<(Stamp, Point)> {
+    /// lying beyond the lines, else when its flight was lost; and the release, when it was
+    /// seen beyond that line. `None` when a ball out or a goal was published meanwhile.
+    fn unseen_throw_in(&self, now: Stamp, pos: Point) -> Option<(Stamp, Point, Option<Sighting>)> {
         let g = self.last_ground?;
         let band = self.cfg.throw_in_band_m;
         let line = if pos.y <= band {
@@ -613,17 +653,15 @@ impl EventEngine {
         }
         let at = if g.seen_out { g.at } else { g.flight_end };
         // where it was thrown from, when the release was seen beyond this line
-        let x = g
-            .released
-            .filter(|r| {
-                if line == 0.0 {
-                    r.y < 0.0
-                } else {
-                    r.y > WIDTH_M
-                }
-            })
-            .map_or(pos.x, |r| r.x);
-        Some((at, Point::new(x, line)))
+        let release = g.released.filter(|(_, r)| {
+            if line == 0.0 {
+                r.y < 0.0
+            } else {
+                r.y > WIDTH_M
+            }
+        });
+        let x = release.map_or(pos.x, |(_, r)| r.x);
+        Some((at, Point::new(x, line), release))
     }
 
     #[must_use]
@@ -803,9 +841,14 @@ impl EventEngine {
 
         // the ball back in play by a throw-in after it was unseen: it went out there
         if !ball.predicted
-            && let Some((at, point)) = self.unseen_throw_in(now, pos)
+            && let Some((at, point, release)) = self.unseen_throw_in(now, pos)
         {
             self.out_fired = true;
+            self.throw_in_after = Some(at);
+            // the throw is dated by its release where that was seen
+            if release.is_some() {
+                self.moved_from = release;
+            }
             // inferred, not seen
             emit_exit(
                 &mut emit,
@@ -858,6 +901,7 @@ impl EventEngine {
             {
                 self.pending_exit = None;
                 self.kick_out = false;
+                self.throw_in_after = None;
             }
             let dead = self
                 .last_goal_t
@@ -884,6 +928,7 @@ impl EventEngine {
                     if self.kick_far {
                         self.kick_out = true;
                     }
+                    self.throw_in_after = Some(now);
                     Some("throw_in")
                 };
                 // (an earlier exit still waiting is published, not overwritten)
@@ -940,17 +985,36 @@ impl EventEngine {
             } else {
                 self.in_flight(now)
             };
+        // the centre spot with no kick-off awaited is the paint: the detector's best "ball"
+        // while the real one is held up for a throw-in
+        let paint = on_spot && self.kickoff.is_none();
         if !is_inside(pos, 0.0) && !seen_out {
             self.seen_in_flight(now, Some(pos));
-        } else if !(on_spot && self.kickoff.is_none()) {
-            // (the centre spot with no kick-off awaited is the paint: the detector's best
-            // "ball" while the real one is held up for a throw-in)
+        } else if !paint {
             self.last_ground = Some(GroundSeen {
                 at: now,
                 seen_out,
                 flight_end: now,
                 released: None,
             });
+        }
+
+        // where the ball last set off from rest (not from the paint)
+        if !paint {
+            let moving = velocity.is_some_and(|(vx, vy)| vx.hypot(vy) >= self.cfg.back_in_play_mps);
+            let rested = self.last_seen.map_or(0, |(_, _, n)| n);
+            if moving
+                && rested >= self.cfg.possession_frames
+                && let Some((at, p, _)) = self.last_seen
+            {
+                self.moved_from = Some((at, p));
+            }
+            let rest = match (moving, unbroken) {
+                (true, _) => 0,
+                (false, true) => rested + 1,
+                (false, false) => 1,
+            };
+            self.last_seen = Some((now, pos, rest));
         }
 
         // possession (and the kick-off after a goal, when the ball leaves the spot unseen at

@@ -784,6 +784,7 @@ fn a_ball_lofted_out_unseen_is_found_by_its_throw_in() {
     // seen meanwhile, but not back on the pitch — still the throw-in, dated where the flight
     // was lost: the throw's release just beyond the line, moving (seed f77081), and the painted
     // centre spot taken for the ball while the real one is held up (seed m22013)
+    let release = lofted(56).frames.len() as u64;
     let released =
         lofted(56)
             .hold(1, |_| Some(at(47.0, -1.6)), &players)
@@ -811,7 +812,70 @@ fn a_ball_lofted_out_unseen_is_found_by_its_throw_in() {
             Some((flight_end, Some(at(x, 0.0)))),
             "{name}: {events:#?}"
         );
+        // the thrower's side has the ball from the throw where its release was seen, else
+        // from the receipt
+        let change = events.iter().find(|e| e.kind == PossessionChange);
+        let received = events
+            .iter()
+            .find(|e| e.kind == Possession && e.player_track_id == Some(3))
+            .map(|e| e.frame_number);
+        let expected = if name == "release" {
+            Some(release)
+        } else {
+            received
+        };
+        assert_eq!(
+            change.map(|e| e.frame_number),
+            expected,
+            "{name}: {events:#?}"
+        );
     }
+}
+
+#[test]
+fn after_a_ball_out_the_side_that_throws_in_has_the_ball_from_the_throw() {
+    // a home clearance out over the near touchline; the away thrower (unseen: the ball is held
+    // up overhead, projected metres inside the line, at rest) throws it to a teammate
+    let players = [player(1, HOME, 40.0, 50.0), player(3, AWAY, 52.0, 55.0)];
+    let out = Script::default()
+        .hold(8, |_| Some(at(40.3, 50.2)), &players)
+        .roll(at(40.3, 50.2), at(50.0, 70.0), 20.0, &players)
+        .hold(40, |_| Some(at(50.0, 70.0)), &players);
+    let held = out.clone().hold(30, |_| Some(at(50.0, 62.0)), &players);
+    let throw = (held.frames.len() - 1) as u64;
+    let thrown = held
+        .roll(at(50.0, 67.5), at(52.0, 55.3), 12.0, &players)
+        .hold(20, |_| Some(at(52.0, 55.3)), &players);
+    let events = check(
+        &thrown,
+        &[
+            (Possession, Some(1)),
+            (BallOut, Some(1)),
+            (Pass, Some(1)),
+            (PossessionChange, None),
+            (Possession, Some(3)),
+        ],
+    );
+    let change = &events[3];
+    assert_eq!(change.frame_number, throw, "dated to the throw");
+    assert_eq!(change.team, AWAY);
+    assert_eq!(change.pitch, Some(at(50.0, 62.0)));
+    assert_eq!(change.details["restart"], "throw_in");
+    assert_eq!(change.details["received_by"], 3);
+    assert!(change.frame_number < events[4].frame_number);
+    // near miss: the ball not seen held up (nothing at rest before the throw) — the change
+    // comes with the receipt, by the receiver
+    let unseen = out
+        .hold(30, |_| None, &players)
+        .roll(at(50.0, 67.5), at(52.0, 55.3), 12.0, &players)
+        .hold(20, |_| Some(at(52.0, 55.3)), &players);
+    let events = unseen.run();
+    let change = events
+        .iter()
+        .find(|e| e.kind == PossessionChange)
+        .expect("a change");
+    assert_eq!(change.player_track_id, Some(3), "{events:#?}");
+    assert!(change.details.get("restart").is_none());
 }
 
 #[test]
