@@ -475,7 +475,7 @@ impl EventEngine {
             let same_team = matches!((side(prev.team), side(p.team)), (Some(a), Some(b)) if a == b);
             // after a ball out over a touchline the side that has the ball next got it by the
             // throw-in: the change is dated to the throw (by a thrower unseen, the ball held up
-            // overhead), when the ball's latest run of movement began after the exit
+            // overhead), when the ball was seen setting off from rest after the exit
             let thrown = self.throw_in_after.and_then(|exit| {
                 self.moved_from
                     .filter(|(s, _)| s.frame >= exit.frame && t - s.t <= self.cfg.pass_max_secs)
