@@ -14,7 +14,10 @@
 //!   it was seen — the last frame the ball, held up for it, was seen at rest for
 //!   `possession_frames` or more before it set off, or its release seen beyond the line —
 //!   with no player (the thrower is not seen; he holds the ball overhead), `restart:
-//!   throw_in` and the receiver as `received_by`.
+//!   throw_in` and the receiver as `received_by`; with it the thrower's `possession` and his
+//!   `pass` to the receiver (`complete`; throw-ins are passes in match data), by nobody known.
+//!   A holder at the ball within twice `possession_frames` of the throw is the thrower himself:
+//!   the change is his, and no throw pass.
 //! - `pass`: a new holder, the ball having travelled at least `pass_received_min_m` within
 //!   `pass_max_secs` from the previous one: `outcome` `complete` to a teammate, `intercepted`
 //!   by an opponent (then also a `possession_change`), as match data counts pass attempts;
@@ -514,15 +517,24 @@ impl EventEngine {
                         serde_json::to_value(prev.team).unwrap_or(Value::Null),
                     ),
                 ];
-                let (at, place, player) = match thrown {
-                    Some((throw, from)) => {
+                // (a holder at the ball from the throw on is the thrower himself)
+                let received = thrown.filter(|(throw, _)| {
+                    now.frame.saturating_sub(throw.frame)
+                        > 2 * u64::from(self.cfg.possession_frames)
+                });
+                let (at, place, player) = match (thrown, received) {
+                    (Some((throw, from)), Some(_)) => {
                         pairs.extend([
                             ("restart", Value::from("throw_in")),
                             ("received_by", Value::from(p.track_id)),
                         ]);
                         (throw, from, None)
                     }
-                    None => (now, pos, Some(p.track_id)),
+                    (Some((throw, from)), None) => {
+                        pairs.push(("restart", Value::from("throw_in")));
+                        (throw, from, Some(p.track_id))
+                    }
+                    (None, _) => (now, pos, Some(p.track_id)),
                 };
                 emit.push(
                     EventKind::PossessionChange,
@@ -533,6 +545,37 @@ impl EventEngine {
                     confidence,
                     detail(&pairs),
                 );
+                // the thrower had the ball, and threw it to the receiver, his teammate: a
+                // pass (throw-ins are passes in match data), by a player unseen
+                if let Some((throw, from)) = received {
+                    let restart = ("restart", Value::from("throw_in"));
+                    emit.push(
+                        EventKind::Possession,
+                        throw,
+                        Some(from),
+                        p.team,
+                        None,
+                        confidence,
+                        detail(std::slice::from_ref(&restart)),
+                    );
+                    emit.push(
+                        EventKind::Pass,
+                        throw,
+                        Some(from),
+                        p.team,
+                        None,
+                        confidence,
+                        detail(&[
+                            ("outcome", Value::from("complete")),
+                            ("receiver", Value::from(p.track_id)),
+                            ("distance_m", round2(from.distance(&pos))),
+                            ("duration_secs", round2(t - throw.t)),
+                            ("end_x", round2(pos.x)),
+                            ("end_y", round2(pos.y)),
+                            restart,
+                        ]),
+                    );
+                }
             }
         }
         self.throw_in_after = None;

@@ -846,6 +846,8 @@ fn after_a_ball_out_the_side_that_throws_in_has_the_ball_from_the_throw() {
     let thrown = held
         .roll(at(50.0, 67.5), at(52.0, 55.3), 12.0, &players)
         .hold(20, |_| Some(at(52.0, 55.3)), &players);
+    // the thrower (unseen) has the ball and throws it to the receiver: a possession and a
+    // pass by nobody known, at the throw
     let events = check(
         &thrown,
         &[
@@ -853,16 +855,47 @@ fn after_a_ball_out_the_side_that_throws_in_has_the_ball_from_the_throw() {
             (BallOut, Some(1)),
             (Pass, Some(1)),
             (PossessionChange, None),
+            (Possession, None),
+            (Pass, None),
             (Possession, Some(3)),
         ],
     );
-    let change = &events[3];
-    assert_eq!(change.frame_number, throw, "dated to the throw");
-    assert_eq!(change.team, AWAY);
-    assert_eq!(change.pitch, Some(at(50.0, 62.0)));
-    assert_eq!(change.details["restart"], "throw_in");
+    let (change, thrower, throw_pass) = (&events[3], &events[4], &events[5]);
+    for e in [change, thrower, throw_pass] {
+        assert_eq!(e.frame_number, throw, "dated to the throw: {e:?}");
+        assert_eq!((e.team, e.pitch), (AWAY, Some(at(50.0, 62.0))));
+        assert_eq!(e.details["restart"], "throw_in");
+    }
     assert_eq!(change.details["received_by"], 3);
-    assert!(change.frame_number < events[4].frame_number);
+    assert_eq!(
+        (
+            &throw_pass.details["outcome"],
+            &throw_pass.details["receiver"]
+        ),
+        (&"complete".into(), &3.into())
+    );
+    assert!(throw < events[6].frame_number);
+    // near miss: the ball at a player's feet from the throw on (seen as the holder within
+    // twice `possession_frames` of it) — he is the thrower: his own change, no throw pass
+    let keeper_of_it = [player(1, HOME, 40.0, 50.0), player(3, AWAY, 50.0, 62.5)];
+    let out_kept = Script::default()
+        .hold(8, |_| Some(at(40.3, 50.2)), &keeper_of_it)
+        .roll(at(40.3, 50.2), at(50.0, 70.0), 20.0, &keeper_of_it)
+        .hold(40, |_| Some(at(50.0, 70.0)), &keeper_of_it)
+        .hold(30, |_| Some(at(51.5, 62.0)), &keeper_of_it)
+        .hold(20, |_| Some(at(50.3, 62.6)), &keeper_of_it);
+    let events = check(
+        &out_kept,
+        &[
+            (Possession, Some(1)),
+            (BallOut, Some(1)),
+            (Pass, Some(1)),
+            (PossessionChange, Some(3)),
+            (Possession, Some(3)),
+        ],
+    );
+    assert_eq!(events[3].details["restart"], "throw_in");
+    assert!(events[3].details.get("received_by").is_none());
     // near miss: the ball not seen held up (nothing at rest before the throw) — the change
     // comes with the receipt, by the receiver
     let unseen = out
