@@ -1022,9 +1022,10 @@ impl EventEngine {
             .rev()
             .nth(1)
             .is_some_and(|(t1, _)| t - t1 <= self.cfg.speed_window_secs);
+        let speed = velocity.map(|(vx, vy)| vx.hypot(vy));
         let seen_out = !is_inside(pos, self.cfg.ball_out_margin_m)
             && if unbroken {
-                velocity.is_some_and(|(vx, vy)| vx.hypot(vy) < self.cfg.settled_mps())
+                speed.is_some_and(|v| v < self.cfg.settled_mps())
             } else {
                 self.in_flight(now)
             };
@@ -1044,7 +1045,7 @@ impl EventEngine {
 
         // where the ball last set off from rest (not from the paint)
         if !paint {
-            let moving = velocity.is_some_and(|(vx, vy)| vx.hypot(vy) >= self.cfg.back_in_play_mps);
+            let moving = speed.is_some_and(|v| v >= self.cfg.back_in_play_mps);
             let rested = self.last_seen.map_or(0, |(_, _, n)| n);
             if moving
                 && rested >= self.cfg.possession_frames
