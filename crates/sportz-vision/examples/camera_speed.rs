@@ -5,14 +5,20 @@
 //!   | cargo run --release -p sportz-vision --example camera_speed -- 1280 720
 //! ```
 //! `--work-width N` reads frames at most N wide (0: as they are; default the tracker's).
-//! `--verbose` prints each frame's camera source or why it has none. Prints the per-frame time of frame-to-frame tracking (median, p95, max), of
-//! (re)initialisations, their totals, and how many frames had a camera.
+//! `--verbose` prints each frame's camera source or why it has none. `--boxes FILE` masks each
+//! frame's people as the tracker does in `track` (boxes from a synth `truth.jsonl` or a `track`
+//! JSONL); `--truth truth.jsonl` scores each frame's camera against the synth's (mean distance
+//! of the pitch points every 5 m in view) and sums up how many frames were over 1 and 2 m off.
+//! Prints the per-frame time of frame-to-frame tracking (median, p95, max), of
+//! (re)initialisations, their totals, and how many frames had a camera. It runs without the
+//! line model (`track` has it), so a frame's camera can differ from `track`'s.
 
 use std::io::Read;
 use std::time::Instant;
 
-use sportz_vision::RgbImage;
 use sportz_vision::camera::{CameraTracker, TrackerSettings};
+use sportz_vision::pitch::Homography;
+use sportz_vision::{Point, RgbImage};
 
 fn pct(v: &mut [f64], q: f64) -> f64 {
     if v.is_empty() {
@@ -40,6 +46,17 @@ fn main() {
             .and_then(|v| v.parse().ok())
             .expect("--work-width takes a number of pixels");
     }
+    let boxes: Vec<Vec<sportz_vision::BBox>> = args
+        .iter()
+        .position(|a| a == "--boxes")
+        .map(|i| read_boxes(args.get(i + 1).expect("--boxes takes a JSONL file")))
+        .unwrap_or_default();
+    let truth: Vec<Option<Homography>> = args
+        .iter()
+        .position(|a| a == "--truth")
+        .map(|i| read_truth(args.get(i + 1).expect("--truth takes a synth truth.jsonl")))
+        .unwrap_or_default();
+    let mut errors: Vec<f64> = Vec::new();
     let mut tracker = CameraTracker::new(settings, None);
     let (mut follow, mut init) = (Vec::new(), Vec::new());
     let (mut frames, mut with_camera) = (0u64, 0u64);
@@ -47,7 +64,7 @@ fn main() {
     while stdin.read_exact(&mut buf).is_ok() {
         let img = RgbImage::new(&buf, w, h).expect("frame size");
         let t = Instant::now();
-        let step = tracker.update(&img, &[]);
+        let step = tracker.update(&img, boxes.get(frames as usize).map_or(&[], Vec::as_slice));
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         let initialised = step
             .estimate
@@ -59,10 +76,19 @@ fn main() {
         } else {
             follow.push(ms)
         }
+        let error = match (&step.estimate, truth.get(frames as usize)) {
+            (Some(e), Some(Some(t))) => grid_error(t, &e.calibration.pitch_from_image, w, h),
+            _ => None,
+        };
+        errors.extend(error);
         if verbose {
+            let off = error.map_or(String::new(), |e| format!(", {e:.2} m off"));
             match (&step.estimate, &step.missing) {
                 (Some(e), _) => {
-                    eprintln!("{frames}: {:?} {:.2} ({ms:.1} ms)", e.source, e.confidence)
+                    eprintln!(
+                        "{frames}: {:?} {:.2} ({ms:.1} ms{off})",
+                        e.source, e.confidence
+                    )
                 }
                 (None, Some(why)) => eprintln!("{frames}: none: {why} ({ms:.1} ms)"),
                 (None, None) => eprintln!("{frames}: none"),
@@ -89,4 +115,97 @@ fn main() {
         pct(&mut init.clone(), 1.0),
         init.len()
     );
+    if !truth.is_empty() {
+        let n = errors.len();
+        let over = |m: f64| errors.iter().filter(|e| **e > m).count();
+        println!(
+            "against the truth: {n} frames scored, mean {:.2} m, p95 {:.2} m, {} over 1 m, {} over 2 m",
+            errors.iter().sum::<f64>() / n.max(1) as f64,
+            pct(&mut errors.clone(), 0.95),
+            over(1.0),
+            over(2.0)
+        );
+    }
+}
+
+/// Each frame's true pitch → image mapping from a synth `truth.jsonl` (`None`: no pitch).
+fn read_truth(path: &str) -> Vec<Option<Homography>> {
+    let text = std::fs::read_to_string(path).expect("--truth: a readable truth.jsonl");
+    text.lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).expect("--truth: JSON lines");
+            let m = &v["camera"]["image_from_pitch"];
+            let at = |i: usize, j: usize| m[i][j].as_f64();
+            let rows: Option<Vec<[f64; 3]>> = (0..3)
+                .map(|i| Some([at(i, 0)?, at(i, 1)?, at(i, 2)?]))
+                .collect();
+            Homography::from_matrix(rows?.try_into().ok()?).ok()
+        })
+        .collect()
+}
+
+/// The mean distance (m) between pitch points every 5 m that the true camera shows and where
+/// the estimate maps their pixels back; `None` when the frame shows none of them.
+fn grid_error(
+    image_from_pitch: &Homography,
+    pitch_from_image: &Homography,
+    w: u32,
+    h: u32,
+) -> Option<f64> {
+    let mut d = Vec::new();
+    for x in (0..=105).step_by(5) {
+        for y in (0..=68).step_by(4) {
+            let p = Point::new(f64::from(x), f64::from(y));
+            let Some(px) = image_from_pitch.apply(p) else {
+                continue;
+            };
+            if !(0.0..f64::from(w)).contains(&px.x) || !(0.0..f64::from(h)).contains(&px.y) {
+                continue;
+            }
+            if let Some(back) = pitch_from_image.apply(px) {
+                d.push(((back.x - p.x).powi(2) + (back.y - p.y).powi(2)).sqrt());
+            }
+        }
+    }
+    (!d.is_empty()).then(|| d.iter().sum::<f64>() / d.len() as f64)
+}
+
+/// Each frame's people boxes from a JSONL: a synth `truth.jsonl` (`objects[].bbox`, `null` when
+/// not drawn) or a `track` output (`data.players[].bbox` of its frame messages), in frame order.
+fn read_boxes(path: &str) -> Vec<Vec<sportz_vision::BBox>> {
+    let text = std::fs::read_to_string(path).expect("--boxes: a readable JSONL file");
+    let mut frames: Vec<Vec<sportz_vision::BBox>> = Vec::new();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("--boxes: one JSON a line");
+        let (n, people) = if let Some(objects) = v["objects"].as_array() {
+            (v["frame_number"].as_u64(), objects.clone())
+        } else if v["type"] == "frame" {
+            let d = &v["data"];
+            (
+                d["frame_number"].as_u64(),
+                d["players"].as_array().cloned().unwrap_or_default(),
+            )
+        } else {
+            continue;
+        };
+        let Some(n) = n else { continue };
+        let n = n as usize;
+        if frames.len() <= n {
+            frames.resize_with(n + 1, Vec::new);
+        }
+        frames[n] = people
+            .iter()
+            .filter_map(|o| {
+                let b = o["bbox"].as_array()?;
+                let f = |i: usize| b.get(i).and_then(serde_json::Value::as_f64);
+                Some(sportz_vision::BBox::new(
+                    f(0)? as f32,
+                    f(1)? as f32,
+                    f(2)? as f32,
+                    f(3)? as f32,
+                ))
+            })
+            .collect();
+    }
+    frames
 }

@@ -73,7 +73,8 @@ pub struct TrackerSettings {
     /// while the picture's motion is unreliable has met a cut the colours did not show: its
     /// lines were refitted onto another camera's picture (seed 8107: an 18-yard camera, support
     /// 1.0, "followed" onto the main camera's picture at 0.57 and then 0.37 for 160 frames,
-    /// 8–15 m off).
+    /// 8–15 m off). Both supports are the top-hat's: a line-map fit's is not comparable (seed
+    /// 52711: the map held the old camera at 0.60 on the new picture, the top-hat at 0.26).
     pub cut_support_drop: f64,
     /// A followed camera with fewer than this share of its samples on lines…
     pub recheck_below: f64,
@@ -264,8 +265,9 @@ pub struct CameraTracker {
     map_search_gap: u64,
     /// Where the main camera last looked (the pitch point at the image centre) and the frame.
     last_view: Option<(Point, u64)>,
-    /// The line support of the last frame's camera, when it had one.
-    support: Option<f64>,
+    /// The top-hat line support of the last frame's followed camera, when it had one (before
+    /// any line-map fit: the cut test compares like with like).
+    top_hat: Option<f64>,
     /// The first frame a poorly supported followed camera may be searched for again, and the
     /// gap between such searches (doubling while they find nothing better).
     next_recheck: u64,
@@ -466,7 +468,7 @@ impl CameraTracker {
             next_map_search: 0,
             map_search_gap: 0,
             last_view: None,
-            support: None,
+            top_hat: None,
             next_recheck: 0,
             last_recheck: 0,
             recheck_gap: 0,
@@ -655,10 +657,9 @@ impl CameraTracker {
                 if self.home.is_none_or(|(_, longest)| self.run >= longest) {
                     self.home = Some((camera.position, self.run));
                 }
-                self.support = Some(estimate.confidence);
             }
             _ => {
-                self.support = None;
+                self.top_hat = None;
                 self.run = 0;
                 self.lost_since = self.lost_since.or(Some(self.frame - 1));
             }
@@ -789,6 +790,7 @@ impl CameraTracker {
             self.settings.refine
         };
         let mut fit = fit_to_lines(img, &predicted, &self.samples, boxes, &refine);
+        let top_hat = fit.support();
         // faint lines: now and then, the line model's map of this frame instead of the top-hat
         let map = match &self.lines {
             Some(model)
@@ -814,9 +816,11 @@ impl CameraTracker {
             && fit.markings >= s.min_markings
             && fit.camera.check().is_ok();
         let motion_ok = motion.is_some_and(reliable);
+        // (the top-hat supports: a line-map fit's support is not comparable with them)
         let dropped = self
-            .support
-            .is_some_and(|was| fit.support() + s.cut_support_drop < was);
+            .top_hat
+            .is_some_and(|was| top_hat + s.cut_support_drop < was);
+        self.top_hat = Some(top_hat);
         if (!confirmed || dropped) && !motion_ok {
             // neither the picture's motion nor its lines continue the shot (the lines fit far
             // worse than a frame ago, or not at all): a cut the colours did not show (another
