@@ -296,6 +296,47 @@ pub type SearchInputs<'a> = (
     Vec<SearchStep>,
 );
 
+/// Where a followed camera's fit on a frame started: the last frame's camera, the motion's
+/// prediction from it, and the reach the fit had (the follow's narrow one where the motion
+/// was reliable).
+#[derive(Debug, Clone, Copy)]
+pub struct Starts<'a> {
+    pub last: &'a BroadcastCamera,
+    pub predicted: &'a BroadcastCamera,
+    pub reach_px: [f64; 3],
+}
+
+/// The lines lost from the motion's prediction (`fit`, from `starts`): the motion may have
+/// misled it (seed 88093 frames 462 and 465: the prediction off the lines, support 0.95 →
+/// 0.02 and then 0.00; the camera carried 4 m off, then re-found 30 m off). Fitted again at
+/// `full` reach from the prediction (when the first fit reached less) and from the last
+/// frame's camera (when the prediction moved it); the best-supported fit is kept.
+#[must_use]
+pub fn refit_lost(
+    img: &RgbImage<'_>,
+    boxes: &[BBox],
+    samples: &[LineSample],
+    starts: &Starts<'_>,
+    full: &RefineConfig,
+    fit: LineFit,
+) -> LineFit {
+    let again = [
+        (starts.reach_px != full.reach_px).then_some(starts.predicted),
+        (starts.predicted != starts.last).then_some(starts.last),
+    ];
+    again
+        .into_iter()
+        .flatten()
+        .map(|c| fit_to_lines(img, c, samples, boxes, full))
+        .fold(fit, |best, f| {
+            if f.support() > best.support() {
+                f
+            } else {
+                best
+            }
+        })
+}
+
 /// How far a search from "home" may move the camera (x, y, z metres).
 const HOME_SLACK: [f64; 3] = [3.0, 3.0, 2.0];
 /// A camera found by the fallback search farther than this from home is another shot's alias.
@@ -790,6 +831,21 @@ impl CameraTracker {
             self.settings.refine
         };
         let mut fit = fit_to_lines(img, &predicted, &self.samples, boxes, &refine);
+        if fit.support() < self.settings.min_support {
+            let starts = Starts {
+                last: &camera,
+                predicted: &predicted,
+                reach_px: refine.reach_px,
+            };
+            fit = refit_lost(
+                img,
+                boxes,
+                &self.samples,
+                &starts,
+                &self.settings.refine,
+                fit,
+            );
+        }
         let top_hat = fit.support();
         // faint lines: now and then, the line model's map of this frame instead of the top-hat
         let map = match &self.lines {

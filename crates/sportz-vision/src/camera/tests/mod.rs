@@ -9,8 +9,9 @@ use super::model::samples;
 use super::motion::MotionTracker;
 use super::refine::{LineFit, RefineConfig, fit_to_lines};
 use super::tracker::{
-    CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, NoCamera, Recheck, TrackerSettings, may_reposition,
-    next_recheck_gap, recheck_due, repositioned_is_better, view_radius_m,
+    CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, NoCamera, Recheck, Starts, TrackerSettings,
+    may_reposition, next_recheck_gap, recheck_due, refit_lost, repositioned_is_better,
+    view_radius_m,
 };
 use super::work::{initialise_at_work_width, initialise_still};
 use crate::pitch::{Calibration, Homography};
@@ -1297,4 +1298,58 @@ fn a_line_map_fit_does_not_hide_a_cut_the_top_hat_shows() {
             "frame {k} of the second picture: the first camera followed onto it, {off:?} m off"
         );
     }
+}
+
+/// A fit that lost the lines from a misleading prediction is fitted again at the full reach
+/// and from the last frame's camera, and the best kept; with nothing else to try the first
+/// fit stands.
+#[test]
+fn lines_lost_from_the_prediction_are_looked_for_again() {
+    let truth = cam(-5.0, 12.0, 30.0);
+    let img = render(&truth, Look::default());
+    let img = RgbImage::new(&img, W, H).unwrap();
+    let s = samples(1.0);
+    let full = RefineConfig::default();
+    let narrow = RefineConfig {
+        reach_px: TrackerSettings::default().follow_reach_px,
+        ..full
+    };
+    let fit = |c: &BroadcastCamera, refine: &RefineConfig| fit_to_lines(&img, c, &s, &[], refine);
+    // a zoom the motion overstated: beyond the follow's reach, within the full one
+    let zoomed = BroadcastCamera {
+        focal_px: truth.focal_px * 1.3,
+        ..truth
+    };
+    let lost = fit(&zoomed, &narrow);
+    assert!(lost.support() < 0.35, "the prediction fits: {lost:?}");
+    let starts = Starts {
+        last: &zoomed,
+        predicted: &zoomed,
+        reach_px: narrow.reach_px,
+    };
+    let found = refit_lost(&img, &[], &s, &starts, &full, lost);
+    assert!(found.support() > 0.85, "{found:?}");
+    assert!(est_error(&truth, &found.camera) < 0.1);
+    // a tilt the motion made up: off every reach, but the last frame's camera fits
+    let tilted = BroadcastCamera {
+        tilt: truth.tilt + 3.0_f64.to_radians(),
+        ..truth
+    };
+    let lost = fit(&tilted, &full);
+    assert!(lost.support() < 0.35, "the prediction fits: {lost:?}");
+    let starts = Starts {
+        last: &truth,
+        predicted: &tilted,
+        reach_px: full.reach_px,
+    };
+    let found = refit_lost(&img, &[], &s, &starts, &full, lost);
+    assert!(found.support() > 0.85, "{found:?}");
+    assert!(est_error(&truth, &found.camera) < 0.1);
+    // nothing else to start from: the first fit stands
+    let starts = Starts {
+        last: &tilted,
+        predicted: &tilted,
+        reach_px: full.reach_px,
+    };
+    assert_eq!(refit_lost(&img, &[], &s, &starts, &full, lost), lost);
 }
