@@ -1314,42 +1314,34 @@ fn lines_lost_from_the_prediction_are_looked_for_again() {
         reach_px: TrackerSettings::default().follow_reach_px,
         ..full
     };
-    let fit = |c: &BroadcastCamera, refine: &RefineConfig| fit_to_lines(&img, c, &s, &[], refine);
+    // the first fit, from `predicted` at `first`'s reach, loses the lines; then the refit
+    let refit = |last: &BroadcastCamera, predicted: &BroadcastCamera, first: &RefineConfig| {
+        let lost = fit_to_lines(&img, predicted, &s, &[], first);
+        assert!(lost.support() < 0.35, "the prediction fits: {lost:?}");
+        let starts = Starts {
+            last,
+            predicted,
+            reach_px: first.reach_px,
+        };
+        (lost, refit_lost(&img, &[], &s, &starts, &full, lost))
+    };
+    let right = |found: LineFit| {
+        assert!(found.support() > 0.85, "{found:?}");
+        assert!(est_error(&truth, &found.camera) < 0.1, "{found:?}");
+    };
     // a zoom the motion overstated: beyond the follow's reach, within the full one
     let zoomed = BroadcastCamera {
         focal_px: truth.focal_px * 1.3,
         ..truth
     };
-    let lost = fit(&zoomed, &narrow);
-    assert!(lost.support() < 0.35, "the prediction fits: {lost:?}");
-    let starts = Starts {
-        last: &zoomed,
-        predicted: &zoomed,
-        reach_px: narrow.reach_px,
-    };
-    let found = refit_lost(&img, &[], &s, &starts, &full, lost);
-    assert!(found.support() > 0.85, "{found:?}");
-    assert!(est_error(&truth, &found.camera) < 0.1);
+    right(refit(&zoomed, &zoomed, &narrow).1);
     // a tilt the motion made up: off every reach, but the last frame's camera fits
     let tilted = BroadcastCamera {
         tilt: truth.tilt + 3.0_f64.to_radians(),
         ..truth
     };
-    let lost = fit(&tilted, &full);
-    assert!(lost.support() < 0.35, "the prediction fits: {lost:?}");
-    let starts = Starts {
-        last: &truth,
-        predicted: &tilted,
-        reach_px: full.reach_px,
-    };
-    let found = refit_lost(&img, &[], &s, &starts, &full, lost);
-    assert!(found.support() > 0.85, "{found:?}");
-    assert!(est_error(&truth, &found.camera) < 0.1);
+    right(refit(&truth, &tilted, &full).1);
     // nothing else to start from: the first fit stands
-    let starts = Starts {
-        last: &tilted,
-        predicted: &tilted,
-        reach_px: full.reach_px,
-    };
-    assert_eq!(refit_lost(&img, &[], &s, &starts, &full, lost), lost);
+    let (lost, again) = refit(&tilted, &tilted, &full);
+    assert_eq!(again, lost);
 }
