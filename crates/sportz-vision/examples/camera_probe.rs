@@ -11,6 +11,8 @@
 //! (default 10); `PROBE_FROM`/`PROBE_TO`: only frames in that range; `--no-boxes`: search without masking the people's true boxes. One line a frame: the true camera, then each search's camera and its grid error
 //! in metres, or why it found none.
 
+mod common;
+
 use std::io::{BufRead, Read};
 
 use sportz_vision::camera::init::{explained_by, looks_at};
@@ -39,15 +41,10 @@ fn read_truth(path: &str) -> Vec<Truth> {
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(&l.expect("line")).expect("json");
             let c = &v["camera"];
-            let m = |i: usize, j: usize| c["image_from_pitch"][i][j].as_f64().expect("matrix");
             let p = |i: usize| c["position_m"][i].as_f64().expect("position");
             Truth {
                 shot: c["shot"].as_str().unwrap_or("main").to_owned(),
-                image_from_pitch: [
-                    [m(0, 0), m(0, 1), m(0, 2)],
-                    [m(1, 0), m(1, 1), m(1, 2)],
-                    [m(2, 0), m(2, 1), m(2, 2)],
-                ],
+                image_from_pitch: common::matrix(&c["image_from_pitch"]).expect("matrix"),
                 position: [p(0), p(1), p(2)],
                 fov: c["fov_deg"].as_f64().unwrap_or(0.0),
                 target: (
@@ -58,16 +55,7 @@ fn read_truth(path: &str) -> Vec<Truth> {
                     .as_array()
                     .into_iter()
                     .flatten()
-                    .filter_map(|o| {
-                        let b = o["bbox"].as_array()?;
-                        let f = |i: usize| b.get(i).and_then(serde_json::Value::as_f64);
-                        Some(BBox::new(
-                            f(0)? as f32,
-                            f(1)? as f32,
-                            f(2)? as f32,
-                            f(3)? as f32,
-                        ))
-                    })
+                    .filter_map(|o| common::bbox(&o["bbox"]))
                     .collect(),
             }
         })
@@ -102,21 +90,7 @@ fn grid_error(truth: &Truth, fit: &LineFit, w: u32, h: u32) -> f64 {
     else {
         return f64::INFINITY;
     };
-    let (mut sum, mut n) = (0.0, 0u32);
-    for i in 0..=21 {
-        for j in 0..=13 {
-            let p = Point::new(f64::from(i) * 5.0, f64::from(j) * 68.0 / 13.0);
-            let Some(px) = truth_h.apply(p) else { continue };
-            if px.x < 0.0 || px.y < 0.0 || px.x >= f64::from(w) || px.y >= f64::from(h) {
-                continue;
-            }
-            if let Some(q) = pitch_from_image.apply(px) {
-                sum += q.distance(&p);
-                n += 1;
-            }
-        }
-    }
-    if n == 0 { f64::NAN } else { sum / f64::from(n) }
+    common::grid_error(&truth_h, &pitch_from_image, w, h).unwrap_or(f64::NAN)
 }
 
 fn describe(

@@ -13,12 +13,14 @@
 //! (re)initialisations, their totals, and how many frames had a camera. It runs without the
 //! line model (`track` has it), so a frame's camera can differ from `track`'s.
 
+mod common;
+
 use std::io::Read;
 use std::time::Instant;
 
+use sportz_vision::RgbImage;
 use sportz_vision::camera::{CameraTracker, TrackerSettings};
 use sportz_vision::pitch::Homography;
-use sportz_vision::{Point, RgbImage};
 
 fn pct(v: &mut [f64], q: f64) -> f64 {
     if v.is_empty() {
@@ -77,7 +79,9 @@ fn main() {
             follow.push(ms)
         }
         let error = match (&step.estimate, truth.get(frames as usize)) {
-            (Some(e), Some(Some(t))) => grid_error(t, &e.calibration.pitch_from_image, w, h),
+            (Some(e), Some(Some(t))) => {
+                common::grid_error(t, &e.calibration.pitch_from_image, w, h)
+            }
             _ => None,
         };
         errors.extend(error);
@@ -134,40 +138,9 @@ fn read_truth(path: &str) -> Vec<Option<Homography>> {
     text.lines()
         .map(|line| {
             let v: serde_json::Value = serde_json::from_str(line).expect("--truth: JSON lines");
-            let m = &v["camera"]["image_from_pitch"];
-            let at = |i: usize, j: usize| m[i][j].as_f64();
-            let rows: Option<Vec<[f64; 3]>> = (0..3)
-                .map(|i| Some([at(i, 0)?, at(i, 1)?, at(i, 2)?]))
-                .collect();
-            Homography::from_matrix(rows?.try_into().ok()?).ok()
+            Homography::from_matrix(common::matrix(&v["camera"]["image_from_pitch"])?).ok()
         })
         .collect()
-}
-
-/// The mean distance (m) between pitch points every 5 m that the true camera shows and where
-/// the estimate maps their pixels back; `None` when the frame shows none of them.
-fn grid_error(
-    image_from_pitch: &Homography,
-    pitch_from_image: &Homography,
-    w: u32,
-    h: u32,
-) -> Option<f64> {
-    let mut d = Vec::new();
-    for x in (0..=105).step_by(5) {
-        for y in (0..=68).step_by(4) {
-            let p = Point::new(f64::from(x), f64::from(y));
-            let Some(px) = image_from_pitch.apply(p) else {
-                continue;
-            };
-            if !(0.0..f64::from(w)).contains(&px.x) || !(0.0..f64::from(h)).contains(&px.y) {
-                continue;
-            }
-            if let Some(back) = pitch_from_image.apply(px) {
-                d.push(((back.x - p.x).powi(2) + (back.y - p.y).powi(2)).sqrt());
-            }
-        }
-    }
-    (!d.is_empty()).then(|| d.iter().sum::<f64>() / d.len() as f64)
 }
 
 /// Each frame's people boxes from a JSONL: a synth `truth.jsonl` (`objects[].bbox`, `null` when
@@ -195,16 +168,7 @@ fn read_boxes(path: &str) -> Vec<Vec<sportz_vision::BBox>> {
         }
         frames[n] = people
             .iter()
-            .filter_map(|o| {
-                let b = o["bbox"].as_array()?;
-                let f = |i: usize| b.get(i).and_then(serde_json::Value::as_f64);
-                Some(sportz_vision::BBox::new(
-                    f(0)? as f32,
-                    f(1)? as f32,
-                    f(2)? as f32,
-                    f(3)? as f32,
-                ))
-            })
+            .filter_map(|o| common::bbox(&o["bbox"]))
             .collect();
     }
     frames
