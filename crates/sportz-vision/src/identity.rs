@@ -148,7 +148,11 @@ struct Identity {
     last_seen: f64,
     /// The last pitch position seen, when, and where the play was then.
     last_pitch: Option<Sighting>,
-    referee: bool,
+    /// Frames seen as a referee and frames seen with any class: the role is the majority's, not
+    /// the last frame's (one frame of a player classed a referee made his identity a referee's,
+    /// and his next track, a player again, could not take it back: seed 22013).
+    referee_frames: u32,
+    classed_frames: u32,
     /// A take-over not yet confirmed: the frames seen since, and the memory before it.
     pending: Option<(u32, Memory)>,
 }
@@ -180,6 +184,11 @@ impl Sighting {
 }
 
 impl Identity {
+    /// Whether most frames with a class saw a referee.
+    fn referee(&self) -> bool {
+        2 * self.referee_frames > self.classed_frames
+    }
+
     /// Never seen with a pitch position: a new track's fresh id that a vanished identity may
     /// still replace once the camera is back.
     fn provisional(&self) -> bool {
@@ -321,7 +330,10 @@ impl IdentityKeeper {
                 first_seen: before.map_or(t_secs, |w| w.first_seen),
                 last_seen: t_secs,
                 last_pitch,
-                referee: o.class == Some(ObjectClass::Referee),
+                referee_frames: before.map_or(0, |w| w.referee_frames)
+                    + u32::from(o.class == Some(ObjectClass::Referee)),
+                classed_frames: before.map_or(0, |w| w.classed_frames)
+                    + u32::from(o.class.is_some()),
                 pending,
             };
             self.identities.insert(id, identity);
@@ -448,7 +460,7 @@ impl IdentityKeeper {
                         at: seen.expected(self.drift, cfg.play_shift),
                         radius: (cfg.base_radius_m + slack + cfg.speed_mps * gap)
                             .min(cfg.max_radius_m),
-                        referee: who.referee,
+                        referee: who.referee(),
                         side: team_of(id),
                         before_cut,
                     }

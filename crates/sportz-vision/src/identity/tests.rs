@@ -69,6 +69,29 @@ fn too_far_too_late_or_the_other_team_is_someone_else() {
 }
 
 #[test]
+fn one_frame_classed_a_referee_does_not_make_a_player_a_referee() {
+    // seed 22013: a player by the touchline, classed a referee in his last frame before he
+    // vanished, comes back 3 m away (beyond where a role mismatch is overruled) as a player
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    for i in 0..10 {
+        k.assign(f64::from(i) * 0.04, &[obs(7, 70.0, 1.0)], no_team);
+    }
+    let referee = Observed {
+        class: Some(ObjectClass::Referee),
+        ..obs(7, 70.0, 1.0)
+    };
+    k.assign(0.4, &[referee], no_team);
+    assert_eq!(k.assign(1.0, &[obs(8, 67.0, 1.0)], no_team).ids, vec![1]);
+    // while a referee seen as one stays one: a player's track 3 m away is not him
+    let mut k = IdentityKeeper::new(IdentityConfig::default());
+    for i in 0..10 {
+        k.assign(f64::from(i) * 0.04, &[referee], no_team);
+    }
+    k.assign(0.4, &[obs(7, 70.0, 1.0)], no_team);
+    assert_eq!(k.assign(1.0, &[obs(8, 67.0, 1.0)], no_team).ids, vec![2]);
+}
+
+#[test]
 fn a_lone_track_takes_the_likelier_of_two_vanished_players() {
     // both vanish; a new track nearer the first
     let mut k = IdentityKeeper::new(IdentityConfig::default());
