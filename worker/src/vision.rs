@@ -540,6 +540,7 @@ impl VisionAnalyzer {
                     pitch: calibration.and_then(|cal| cal.foot_to_pitch(&p.bbox)),
                     class: p.class,
                     side: model.zip(c.as_ref()).map(|(m, c)| m.classify(c)),
+                    side_ambiguity: model.zip(c.as_ref()).map_or(0.0, |(m, c)| m.ambiguity(c)),
                 })
             })
             .collect();

@@ -5,7 +5,9 @@
 //! picture cuts to another shot and back, the tracker starts a new track. [`IdentityKeeper`]
 //! sits after it and maps tracker ids to the ids that are published: a new track takes over
 //! the identity of a recently vanished one when its pitch position is where that player could
-//! be by now (a radius that grows with the time away) and the team is not the other one. The
+//! be by now (a radius that grows with the time away) and the team is not the other one (a
+//! new track's side and role, read from a frame or two, are overruled right where the vanished
+//! player is looked for: [`IdentityConfig::mismatch_gate_m`]). The
 //! tracks free to take an identity over and the vanished identities are matched jointly (one
 //! optimal assignment per frame, [`crate::assign`]) by how likely each pair is: after a cut a
 //! whole group of players comes back at once, and its configuration, not each track's nearest
@@ -91,6 +93,24 @@ pub struct IdentityConfig {
     pub regroup_inlier_m: f64,
     pub regroup_max_shift_m: f64,
     pub regroup_min_pairs: usize,
+    /// Within this many metres of where a vanished identity is looked for, a new track may take
+    /// it over even when its class says the other role (a referee for a player) or, when this
+    /// frame's shirt colour is unclear ([`IdentityConfig::unclear_side`]), the other side: a
+    /// new track's class and side come from a frame or two. On four tuning seeds every role or
+    /// side block within 1.5 m (10 of 10, seeds 10111, 55021, 22013) turned the player himself
+    /// away, and he kept a fresh id for the rest of the match (seed 10111: 635 and 666 frames).
+    pub mismatch_gate_m: f64,
+    /// A side read from a shirt colour is unclear from this [`Observed::side_ambiguity`] on.
+    /// The wrong readings that turned players away (seed 10111, kits #1f45c9 and #6fb3ec) had
+    /// 0.53–0.83; with distinct kits (seeds 99103, 13579, 44017) the readings within 1.5 m of
+    /// a vanished player of the other side had 0.04–0.17 and were right: two players of
+    /// opposite sides in one spot, where overruling them swapped ids (seed 99103 HOTA 0.81 →
+    /// 0.77).
+    pub unclear_side: f32,
+    /// Added to the surprise of a take-over across a side or role mismatch, so an identity
+    /// that agrees wins over one that does not (a wrong side in one frame is about a 1-in-20
+    /// event: −ln 0.05 ≈ 3).
+    pub mismatch_penalty: f64,
 }
 
 impl Default for IdentityConfig {
@@ -110,6 +130,9 @@ impl Default for IdentityConfig {
             regroup_inlier_m: 3.0,
             regroup_max_shift_m: 20.0,
             regroup_min_pairs: 4,
+            mismatch_gate_m: 1.5,
+            unclear_side: 0.25,
+            mismatch_penalty: 3.0,
         }
     }
 }
@@ -123,6 +146,9 @@ pub struct Observed {
     pub class: Option<ObjectClass>,
     /// The side this frame's shirt colour says (`None` before the kit colours are known).
     pub side: Option<TeamSide>,
+    /// How unsure that reading is: the colour's distance to the nearer kit over its distance
+    /// to the farther ([`crate::teams::TeamModel::ambiguity`]; 0: on a kit, 1: halfway).
+    pub side_ambiguity: f32,
 }
 
 /// What [`IdentityKeeper::assign`] decided for one frame.
@@ -492,9 +518,15 @@ impl IdentityKeeper {
                 let o = &observed[i];
                 cols.iter()
                     .map(|c| {
-                        let d = p.distance(&c.at) / c.radius;
-                        if c.may_be(o) && d <= 1.0 {
-                            surprise(d, c.radius / cfg.base_radius_m)
+                        let metres = p.distance(&c.at);
+                        let d = metres / c.radius;
+                        let cost = surprise(d, c.radius / cfg.base_radius_m);
+                        if d > 1.0 {
+                            f64::INFINITY
+                        } else if c.may_be(o) {
+                            cost
+                        } else if metres <= cfg.mismatch_gate_m && c.may_be_misread(o, &cfg) {
+                            cost + cfg.mismatch_penalty
                         } else {
                             f64::INFINITY
                         }
@@ -525,6 +557,12 @@ impl Vanished {
     /// Whether the observation may be this identity at all: the same role, not the other side.
     fn may_be(&self, o: &Observed) -> bool {
         self.referee == (o.class == Some(ObjectClass::Referee)) && !sides_differ(self.side, o.side)
+    }
+
+    /// Whether the observation may be this identity misread: its role, or an unclear side
+    /// ([`IdentityConfig::mismatch_gate_m`]).
+    fn may_be_misread(&self, o: &Observed, cfg: &IdentityConfig) -> bool {
+        !sides_differ(self.side, o.side) || o.side_ambiguity >= cfg.unclear_side
     }
 }
 

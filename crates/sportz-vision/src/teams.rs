@@ -218,6 +218,18 @@ impl TeamModel {
         d > self.min_outlier_distance && d > self.outlier_spreads * self.spreads[k]
     }
 
+    /// How unsure the side of one colour is: its distance to the nearer centre over its
+    /// distance to the farther (0: on a centre, 1: halfway between the two).
+    #[must_use]
+    pub fn ambiguity(&self, c: &Colour) -> f32 {
+        let (a, b) = (dist(c, &self.centres[0]), dist(c, &self.centres[1]));
+        if a.max(b) > 0.0 {
+            a.min(b) / a.max(b)
+        } else {
+            1.0
+        }
+    }
+
     /// The side of one colour: the nearer centre, or `Other` for an outlier.
     #[must_use]
     pub fn classify(&self, c: &Colour) -> TeamSide {

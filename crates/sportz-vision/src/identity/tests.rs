@@ -6,6 +6,7 @@ fn obs(tracker_id: u64, x: f64, y: f64) -> Observed {
         pitch: Some(Point::new(x, y)),
         class: Some(ObjectClass::Player),
         side: None,
+        side_ambiguity: 0.0,
     }
 }
 
@@ -49,12 +50,13 @@ fn too_far_too_late_or_the_other_team_is_someone_else() {
     k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
     let late = cfg.max_gap_secs + 0.5;
     assert_eq!(k.assign(late, &[obs(8, 10.0, 10.0)], no_team).ids, vec![2]);
-    // the shirt says the other side
+    // the shirt says the other side (3 m away: within the 5.5 m radius, beyond the 1.5 m
+    // where a mismatch is overruled)
     let mut k = IdentityKeeper::new(cfg);
     k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
     let away = Observed {
         side: Some(TeamSide::Away),
-        ..obs(8, 11.0, 10.0)
+        ..obs(8, 13.0, 10.0)
     };
     let home = |_: u64| Some(TeamSide::Home);
     assert_eq!(k.assign(1.0, &[away], home).ids, vec![2]);
@@ -63,7 +65,7 @@ fn too_far_too_late_or_the_other_team_is_someone_else() {
     k.assign(0.0, &[obs(7, 10.0, 10.0)], no_team);
     let referee = Observed {
         class: Some(ObjectClass::Referee),
-        ..obs(8, 10.5, 10.0)
+        ..obs(8, 12.0, 10.0)
     };
     assert_eq!(k.assign(1.0, &[referee], no_team).ids, vec![2]);
 }
@@ -89,6 +91,64 @@ fn one_frame_classed_a_referee_does_not_make_a_player_a_referee() {
     }
     k.assign(0.4, &[obs(7, 70.0, 1.0)], no_team);
     assert_eq!(k.assign(1.0, &[obs(8, 67.0, 1.0)], no_team).ids, vec![2]);
+}
+
+#[test]
+fn a_side_or_role_read_from_one_frame_does_not_turn_the_player_away_where_he_vanished() {
+    let cfg = IdentityConfig::default();
+    let home = |id: u64| (id == 1).then_some(TeamSide::Home);
+    // seed 10111's frame 687: the new track 0.8 m from where the home player vanished, its
+    // first shirt read as away, unclearly (kits close in colour: ambiguity 0.53)
+    let away = |ambiguity| Observed {
+        side: Some(TeamSide::Away),
+        side_ambiguity: ambiguity,
+        ..obs(8, 10.8, 10.0)
+    };
+    let mut k = IdentityKeeper::new(cfg);
+    k.assign(0.0, &[obs(7, 10.0, 10.0)], home);
+    let back = k.assign(0.2, &[away(0.53)], home);
+    assert_eq!(back.ids, vec![1]);
+    assert_eq!(back.recovered, vec![(1, 0.2)]);
+    // a clear reading (seed 99103: two players of opposite sides in one spot) still says
+    // someone else
+    let mut k = IdentityKeeper::new(cfg);
+    k.assign(0.0, &[obs(7, 10.0, 10.0)], home);
+    assert_eq!(k.assign(0.2, &[away(0.08)], home).ids, vec![2]);
+    // and an unclear one beyond 1.5 m too
+    let mut k = IdentityKeeper::new(cfg);
+    k.assign(0.0, &[obs(7, 10.0, 10.0)], home);
+    let far = Observed {
+        pitch: Some(Point::new(12.0, 10.0)),
+        ..away(0.53)
+    };
+    assert_eq!(k.assign(0.2, &[far], home).ids, vec![2]);
+    // seed 55021's linesman: his new track's first detections say "player"
+    let mut k = IdentityKeeper::new(cfg);
+    let referee = |id| Observed {
+        class: Some(ObjectClass::Referee),
+        ..obs(id, 25.0, 65.0)
+    };
+    k.assign(0.0, &[referee(3)], no_team);
+    assert_eq!(k.assign(0.4, &[obs(4, 25.4, 65.0)], no_team).ids, vec![1]);
+    // an identity that agrees beats one that does not, even a little farther: the home
+    // player 1.2 m away, the away player 0.5 m away, both vanished a moment ago
+    let sides = |id: u64| {
+        Some(if id == 1 {
+            TeamSide::Home
+        } else {
+            TeamSide::Away
+        })
+    };
+    for (side, id) in [(TeamSide::Away, 2), (TeamSide::Home, 1)] {
+        let mut k = IdentityKeeper::new(cfg);
+        k.assign(0.0, &[obs(7, 10.0, 10.0), obs(9, 11.7, 10.0)], sides);
+        let new = Observed {
+            side: Some(side),
+            side_ambiguity: 0.5,
+            ..obs(20, 11.2, 10.0)
+        };
+        assert_eq!(k.assign(0.3, &[new], sides).ids, vec![id], "{side:?}");
+    }
 }
 
 #[test]

@@ -131,3 +131,20 @@ fn tracks_vote_over_their_life() {
     teams.forget(1);
     assert_eq!(teams.team_of(1), None);
 }
+
+#[test]
+fn a_colour_between_the_kits_is_ambiguous_one_on_a_kit_is_not() {
+    let model = TeamModel {
+        centres: [RED, BLUE],
+        spreads: [0.03, 0.03],
+        outlier_spreads: 3.0,
+        min_outlier_distance: 0.22,
+    };
+    assert!(model.ambiguity(&RED) < 1e-6);
+    assert!(model.ambiguity(&BLUE) < 1e-6);
+    let halfway: Colour = std::array::from_fn(|k| 0.5 * (RED[k] + BLUE[k]));
+    assert!((model.ambiguity(&halfway) - 1.0).abs() < 1e-5);
+    // a quarter of the way from red to blue: a third as far from red as from blue
+    let quarter: Colour = std::array::from_fn(|k| 0.75 * RED[k] + 0.25 * BLUE[k]);
+    assert!((model.ambiguity(&quarter) - 1.0 / 3.0).abs() < 1e-5);
+}
