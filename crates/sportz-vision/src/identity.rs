@@ -6,8 +6,9 @@
 //! sits after it and maps tracker ids to the ids that are published: a new track takes over
 //! the identity of a recently vanished one when its pitch position is where that player could
 //! be by now (a radius that grows with the time away) and the team is not the other one (a
-//! new track's side and role, read from a frame or two, are overruled right where the vanished
-//! player is looked for: [`IdentityConfig::mismatch_gate_m`]). The
+//! new track's role, and its side where its shirt colour lies unclearly between the kits, come
+//! from a frame or two and are overruled right where the vanished player is looked for:
+//! [`IdentityConfig::mismatch_gate_m`]). The
 //! tracks free to take an identity over and the vanished identities are matched jointly (one
 //! optimal assignment per frame, [`crate::assign`]) by how likely each pair is: after a cut a
 //! whole group of players comes back at once, and its configuration, not each track's nearest
