@@ -112,6 +112,11 @@ pub struct IdentityConfig {
     /// that agrees wins over one that does not (a wrong side in one frame is about a 1-in-20
     /// event: −ln 0.05 ≈ 3).
     pub mismatch_penalty: f64,
+    /// Added to the surprise of taking over an identity seen fewer than `confirm_frames`
+    /// frames: more likely a second box on a player, or a box that flickered to a new track for
+    /// a frame, than a player (seed 57131: a one-frame id, vanished 0.4 m from the player's
+    /// own, took him back after a cut and kept him for 303 frames).
+    pub brief_penalty: f64,
 }
 
 impl Default for IdentityConfig {
@@ -134,6 +139,7 @@ impl Default for IdentityConfig {
             mismatch_gate_m: 1.5,
             unclear_side: 0.25,
             mismatch_penalty: 3.0,
+            brief_penalty: 3.0,
         }
     }
 }
@@ -180,6 +186,8 @@ struct Identity {
     /// and his next track, a player again, could not take it back: seed 22013).
     referee_frames: u32,
     classed_frames: u32,
+    /// Frames seen under this id.
+    frames: u32,
     /// A take-over not yet confirmed: the frames seen since, and the memory before it.
     pending: Option<(u32, Memory)>,
 }
@@ -361,6 +369,7 @@ impl IdentityKeeper {
                     + u32::from(o.class == Some(ObjectClass::Referee)),
                 classed_frames: before.map_or(0, |w| w.classed_frames)
                     + u32::from(o.class.is_some()),
+                frames: before.map_or(0, |w| w.frames) + 1,
                 pending,
             };
             self.identities.insert(id, identity);
@@ -490,6 +499,7 @@ impl IdentityKeeper {
                         referee: who.referee(),
                         side: team_of(id),
                         before_cut,
+                        brief: who.frames < cfg.confirm_frames,
                     }
                 })
             })
@@ -521,7 +531,8 @@ impl IdentityKeeper {
                     .map(|c| {
                         let metres = p.distance(&c.at);
                         let d = metres / c.radius;
-                        let cost = surprise(d, c.radius / cfg.base_radius_m);
+                        let cost = surprise(d, c.radius / cfg.base_radius_m)
+                            + if c.brief { cfg.brief_penalty } else { 0.0 };
                         if d > 1.0 {
                             f64::INFINITY
                         } else if c.may_be(o) {
@@ -552,6 +563,8 @@ struct Vanished {
     side: Option<TeamSide>,
     /// Last seen before the current shot began.
     before_cut: bool,
+    /// Seen fewer than [`IdentityConfig::confirm_frames`] frames.
+    brief: bool,
 }
 
 impl Vanished {

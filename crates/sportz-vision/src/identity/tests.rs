@@ -474,3 +474,40 @@ fn new_tracks_are_published_when_there_is_nobody_to_wait_for_or_the_hold_is_over
     let back = k.assign(t + 0.08, &[obs(30, 10.5, 10.0)], no_team);
     assert_eq!(back.ids, vec![1]);
 }
+
+/// A player (track 7) running left, with a second box (track 8) on him for one frame, and
+/// track 9 elsewhere; then a cut. Returns the keeper and the time of the cut.
+fn a_player_with_a_second_box_for_a_frame(cfg: IdentityConfig) -> (IdentityKeeper, f64) {
+    let mut k = IdentityKeeper::new(cfg);
+    let mut t = 0.0;
+    for i in 0..20 {
+        let x = 52.0 - 0.05 * f64::from(i);
+        let mut seen = vec![obs(7, x, 30.0), obs(9, 20.0, 20.0)];
+        if i == 19 {
+            seen.push(obs(8, x - 0.4, 30.0));
+        }
+        let ids = k.assign(t, &seen, no_team).ids;
+        assert_eq!(ids, if i == 19 { vec![1, 2, 3] } else { vec![1, 2] });
+        t += 0.04;
+    }
+    k.cut(t);
+    (k, t)
+}
+
+#[test]
+fn a_second_box_that_had_an_id_for_a_frame_does_not_take_the_player_after_a_cut() {
+    // back after the cut nearer where the second box was last seen (50.65) than where the
+    // player was (51.05): his own id is the likelier
+    let back = |cfg| {
+        let (mut k, t) = a_player_with_a_second_box_for_a_frame(cfg);
+        k.assign(t + 1.5, &[obs(9, 20.0, 20.0), obs(12, 50.7, 30.2)], no_team)
+            .ids
+    };
+    assert_eq!(back(IdentityConfig::default()), vec![2, 1]);
+    // without the penalty the one-frame id wins
+    let cfg = IdentityConfig {
+        brief_penalty: 0.0,
+        ..IdentityConfig::default()
+    };
+    assert_eq!(back(cfg), vec![2, 3]);
+}
