@@ -136,8 +136,8 @@ impl Analyzer for Tapped {
         Ok(a)
     }
 
-    fn detect_stage(&mut self) -> Option<Box<dyn sportz_worker::DetectStage>> {
-        self.inner.detect_stage()
+    fn detect_stages(&mut self) -> Vec<Box<dyn sportz_worker::DetectStage>> {
+        self.inner.detect_stages()
     }
 
     fn finish(

@@ -49,15 +49,17 @@ pub trait Analyzer: Send {
     /// layout promised).
     fn analyze(&mut self, frame: &VideoFrame) -> Result<Analysis, AnalyzerError>;
 
-    /// Hands out the detection stage, to run on a thread of its own one frame ahead of the
-    /// rest (the worker then calls [`finish`](Self::finish), never `analyze`): inference of
-    /// frame k+1 overlaps camera, tracking and events of frame k. `None` (the default): the
-    /// analyser is one stage.
-    fn detect_stage(&mut self) -> Option<Box<dyn DetectStage>> {
-        None
+    /// Hands out the detection stages, to run on threads of their own ahead of the rest (the
+    /// worker then calls [`finish`](Self::finish), never `analyze`): inference of the next
+    /// frames overlaps camera, tracking and events of this one. Several stages detect frames in
+    /// turn, in parallel (offline, one single-threaded ONNX session each keeps both cores busy
+    /// at less cost than one session on two threads); the worker hands their results to `finish`
+    /// in frame order. Empty (the default): the analyser is one stage.
+    fn detect_stages(&mut self) -> Vec<Box<dyn DetectStage>> {
+        Vec::new()
     }
 
-    /// The rest of [`analyze`](Self::analyze) after the stage [`detect_stage`](Self::detect_stage)
+    /// The rest of [`analyze`](Self::analyze) after the stages [`detect_stages`](Self::detect_stages)
     /// handed out.
     ///
     /// # Errors
@@ -93,7 +95,7 @@ pub struct Detected {
     pub kits: Vec<sportz_vision::teams::KitPixels>,
 }
 
-/// The detection half of a two-stage analyser ([`Analyzer::detect_stage`]).
+/// The detection half of a two-stage analyser ([`Analyzer::detect_stages`]).
 pub trait DetectStage: Send {
     /// # Errors
     /// The frame is malformed or the detector failed.

@@ -56,12 +56,13 @@ impl Detect for Detector {
     }
 }
 
-type Pool = Arc<Mutex<HashMap<PathBuf, Vec<Detector>>>>;
+/// Idle detectors by model and intra-op threads.
+type Pool = Arc<Mutex<HashMap<(PathBuf, usize), Vec<Detector>>>>;
 
 /// A detector checked out of the factory's pool, returned to it on drop.
 struct Pooled {
     detector: Option<Detector>,
-    key: PathBuf,
+    key: (PathBuf, usize),
     pool: Pool,
 }
 
@@ -193,9 +194,10 @@ impl VisionAnalyzerFactory {
         let device = detector.device().to_owned();
         let loaded = Mutex::new(vec![detector.model_name()]);
         let pool: Pool = Arc::default();
-        pool.lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(default_model.clone(), vec![detector]);
+        pool.lock().unwrap_or_else(PoisonError::into_inner).insert(
+            (default_model.clone(), options.intra_threads()),
+            vec![detector],
+        );
         Ok(Self {
             default_model,
             live_model: None,
@@ -245,18 +247,26 @@ impl VisionAnalyzerFactory {
         PathBuf::from(want)
     }
 
-    fn checkout(&self, model: &Path) -> Result<Pooled, AnalyzerError> {
+    /// A detector of `model` on `threads` intra-op threads: an idle one from the pool, else a
+    /// new one.
+    fn checkout(&self, model: &Path, threads: usize) -> Result<Pooled, AnalyzerError> {
+        let key = (model.to_path_buf(), threads);
         let pooled = self
             .pool
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get_mut(model)
+            .get_mut(&key)
             .and_then(Vec::pop);
         let detector = match pooled {
             Some(d) => d,
             None => {
-                // another session holds the warm one (or a new model): load one more
-                let d = Detector::load(model, &self.options).map_err(AnalyzerError::Load)?;
+                // another session holds the warm one (or a new model, or another thread
+                // count): load one more
+                let options = DetectorOptions {
+                    threads: Some(threads),
+                    ..self.options.clone()
+                };
+                let d = Detector::load(model, &options).map_err(AnalyzerError::Load)?;
                 let name = d.model_name();
                 let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
                 if !loaded.contains(&name) {
@@ -267,7 +277,7 @@ impl VisionAnalyzerFactory {
         };
         Ok(Pooled {
             detector: Some(detector),
-            key: model.to_path_buf(),
+            key,
             pool: self.pool.clone(),
         })
     }
@@ -284,11 +294,21 @@ impl AnalyzerFactory for VisionAnalyzerFactory {
         settings.decode.iou_threshold = self.options.decode.iou_threshold;
         settings.decode.max_detections = self.options.decode.max_detections;
         settings.lines.clone_from(&self.lines);
-        let detector = self.checkout(&model)?;
-        Ok(Box::new(VisionAnalyzer::new(
-            Box::new(detector),
-            match_id,
-            settings,
+        // offline, several single-threaded detectors in turn keep the cores busier than one
+        // on every core (BENCHMARKS.md, "Session 39"); live, one on every core (latency)
+        let (workers, threads) = if config.is_offline() {
+            self.options.offline_workers()
+        } else {
+            (1, self.options.intra_threads())
+        };
+        let detectors = (0..workers)
+            .map(|_| {
+                self.checkout(&model, threads)
+                    .map(|d| Box::new(d) as Box<dyn Detect>)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Box::new(VisionAnalyzer::with_detectors(
+            detectors, match_id, settings,
         )))
     }
 
@@ -426,11 +446,12 @@ impl DetectStage for VisionDetect {
 }
 
 /// Detector → trackers → teams → pitch → events → contract messages, for one session. The
-/// detector is a stage of its own ([`Analyzer::detect_stage`]): the worker runs it one frame
-/// ahead on another thread.
+/// detector is a stage of its own ([`Analyzer::detect_stages`]): the worker runs it ahead on
+/// other threads.
 pub struct VisionAnalyzer {
-    /// `None` once handed out as the detection stage.
-    detect: Option<VisionDetect>,
+    /// The detectors (one, or several that detect frames in turn offline); empty once handed
+    /// out as the detection stages.
+    detect: Vec<VisionDetect>,
     settings: VisionSettings,
     tracker: ByteTracker,
     ball: BallTracker,
@@ -459,12 +480,26 @@ impl VisionAnalyzer {
     /// restarted session that sees the same frame again produces the same ids.
     #[must_use]
     pub fn new(detector: Box<dyn Detect>, match_id: &MatchId, settings: VisionSettings) -> Self {
+        Self::with_detectors(vec![detector], match_id, settings)
+    }
+
+    /// As [`Self::new`], with several detectors of the same model that detect frames in turn,
+    /// in parallel ([`Analyzer::detect_stages`]).
+    #[must_use]
+    pub fn with_detectors(
+        detectors: Vec<Box<dyn Detect>>,
+        match_id: &MatchId,
+        settings: VisionSettings,
+    ) -> Self {
         Self {
-            detect: Some(VisionDetect {
-                detector,
-                decode: settings.decode,
-                shirts: settings.tracking,
-            }),
+            detect: detectors
+                .into_iter()
+                .map(|detector| VisionDetect {
+                    detector,
+                    decode: settings.decode,
+                    shirts: settings.tracking,
+                })
+                .collect(),
             tracker: ByteTracker::new(settings.tracker),
             ball: BallTracker::new(settings.ball),
             teams: TeamAssigner::new(TeamConfig::default()),
@@ -593,7 +628,7 @@ impl VisionAnalyzer {
 
 impl Analyzer for VisionAnalyzer {
     fn analyze(&mut self, f: &VideoFrame) -> Result<Analysis, AnalyzerError> {
-        let detected = match self.detect.as_mut() {
+        let detected = match self.detect.first_mut() {
             Some(d) => d.detect(f)?,
             None => {
                 return Err(AnalyzerError::Other(
@@ -616,10 +651,11 @@ impl Analyzer for VisionAnalyzer {
             .collect()
     }
 
-    fn detect_stage(&mut self) -> Option<Box<dyn DetectStage>> {
+    fn detect_stages(&mut self) -> Vec<Box<dyn DetectStage>> {
         self.detect
-            .take()
+            .drain(..)
             .map(|d| Box::new(d) as Box<dyn DetectStage>)
+            .collect()
     }
 
     fn finish(&mut self, f: &VideoFrame, detected: Detected) -> Result<Analysis, AnalyzerError> {

@@ -308,3 +308,69 @@ async fn yolox_nano_tracks_the_players_of_the_broadcast_clip_through_a_worker_se
         counts[counts.len() - 1]
     );
 }
+
+/// What an offline session on the broadcast clip publishes with `workers` detectors taking the
+/// frames in turn, one intra-op thread each: each frame's players (id, box) and ball.
+async fn offline_frames(assets: &Path, clip: &Path, workers: usize) -> Vec<String> {
+    let factory = VisionAnalyzerFactory::new(
+        assets.join("models/yolox_nano.onnx"),
+        DetectorOptions {
+            sidecar_names: Some(assets.join("models/coco.names")),
+            threads: Some(workers),
+            workers: Some(workers),
+            ..DetectorOptions::cpu()
+        },
+    )
+    .unwrap();
+    let bus = memory_bus();
+    let mut settings = fast_settings(&format!("w-workers-{workers}"));
+    settings.analyzers = Arc::new(factory);
+    let m = MatchId::generate();
+    let mut watch = Watch::new(&bus, m).await;
+    let _w = spawn_worker(&bus, settings);
+    start(&bus, m, file_config(clip, false)).await;
+    watch.status(300, SessionStatus::Completed).await;
+    watch
+        .frames()
+        .iter()
+        .map(|f| {
+            let players: Vec<_> = f.players.iter().map(|p| (p.track_id, p.bbox)).collect();
+            let ball = f.ball.as_ref().map(|b| b.pixel);
+            format!("{} {players:?} {ball:?}", f.frame_number)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offline_sessions_on_three_detectors_publish_what_one_detector_does() {
+    let Some(assets) = sportz_testkit::assets(
+        "offline_sessions_on_three_detectors_publish_what_one_detector_does",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // 20–22 s: a pan with players coming and going, so a frame given the wrong detections
+    // would show in the boxes and ids
+    let clip = clip_part(
+        &assets.join("clips/japan_tajikistan_360p.mp4"),
+        dir.path(),
+        20,
+        2,
+    );
+    let one = offline_frames(&assets, &clip, 1).await;
+    let three = offline_frames(&assets, &clip, 3).await;
+    assert_eq!(one.len(), 60, "2 s at 30 fps, offline");
+    let numbers: Vec<u64> = one
+        .iter()
+        .map(|f| f.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(
+        numbers,
+        (0..60).collect::<Vec<u64>>(),
+        "every frame, in order"
+    );
+    for (a, b) in one.iter().zip(&three) {
+        assert_eq!(a, b);
+    }
+    assert_eq!(one.len(), three.len());
+}

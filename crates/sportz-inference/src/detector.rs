@@ -30,6 +30,11 @@ pub struct DetectorOptions {
     /// 26.5 s with 1; yolox_nano the other way (7.7–8.0 s against 7.2–7.3 s for 500 frames),
     /// so the default follows the built-in model.
     pub threads: Option<usize>,
+    /// Detectors that detect the frames of an offline session (a file read as fast as it
+    /// decodes) in turn, in parallel, each on `intra_threads / workers` threads; `None`:
+    /// `SPORTZ_DETECT_WORKERS` when set, else the number of cores. Live sessions always run
+    /// one (a frame's latency is one inference on every core).
+    pub workers: Option<usize>,
     /// Thresholds of decoding (confidence, NMS IoU, maximum detections).
     pub decode: DecodeConfig,
     /// A class names file (one name a line); it wins over the model's `names` metadata.
@@ -50,6 +55,7 @@ impl Default for DetectorOptions {
             providers: Provider::DEFAULT_ORDER.to_vec(),
             device_id: 0,
             threads: None,
+            workers: None,
             decode: DecodeConfig::default(),
             sidecar_names: None,
             profile: false,
@@ -72,16 +78,32 @@ impl DetectorOptions {
     #[must_use]
     pub fn intra_threads(&self) -> usize {
         self.threads
-            .or_else(|| {
-                std::env::var("SPORTZ_ORT_THREADS")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|&n: &usize| n > 0)
-            })
+            .or_else(|| env_count("SPORTZ_ORT_THREADS"))
             .unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
             })
     }
+
+    /// The detectors of an offline session these options give, and the intra-op threads of
+    /// each (together the intra-op threads of one live detector, at least one each).
+    #[must_use]
+    pub fn offline_workers(&self) -> (usize, usize) {
+        let threads = self.intra_threads();
+        let workers = self
+            .workers
+            .or_else(|| env_count("SPORTZ_DETECT_WORKERS"))
+            .unwrap_or(threads)
+            .max(1);
+        (workers, (threads / workers).max(1))
+    }
+}
+
+/// A positive count from the environment variable `name` (`None`: unset, or not one).
+fn env_count(name: &str) -> Option<usize> {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n: &usize| n > 0)
 }
 
 /// Where the time of one [`Detector::detect`] went, in ms.
@@ -493,4 +515,35 @@ fn open_session(
         builder = builder.with_profiling(prefix).map_err(|e| e.to_string())?;
     }
     builder.commit_from_file(path).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offline_workers_share_the_intra_op_threads() {
+        // (threads, workers) → (workers, threads each)
+        let cases = [
+            ((2, 2), (2, 1)),
+            ((4, 2), (2, 2)),
+            ((1, 1), (1, 1)),
+            ((2, 1), (1, 2)),
+            // more workers than threads: one thread each
+            ((2, 3), (3, 1)),
+            ((5, 2), (2, 2)),
+        ];
+        for ((threads, workers), expected) in cases {
+            let options = DetectorOptions {
+                threads: Some(threads),
+                workers: Some(workers),
+                ..DetectorOptions::cpu()
+            };
+            assert_eq!(
+                options.offline_workers(),
+                expected,
+                "{threads} threads, {workers} workers"
+            );
+        }
+    }
 }
