@@ -301,12 +301,17 @@ impl AnalyzerFactory for VisionAnalyzerFactory {
         } else {
             (1, self.options.intra_threads())
         };
-        let detectors = (0..workers)
-            .map(|_| {
-                self.checkout(&model, threads)
-                    .map(|d| Box::new(d) as Box<dyn Detect>)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut detectors: Vec<Box<dyn Detect>> = vec![Box::new(self.checkout(&model, threads)?)];
+        // the others are a speed-up: one that cannot load (memory, a device) leaves fewer
+        for _ in 1..workers {
+            match self.checkout(&model, threads) {
+                Ok(d) => detectors.push(Box::new(d)),
+                Err(e) => {
+                    tracing::warn!(error = %e, detectors = detectors.len(), "cannot load another detector for this offline session: it runs on fewer");
+                    break;
+                }
+            }
+        }
         Ok(Box::new(VisionAnalyzer::with_detectors(
             detectors, match_id, settings,
         )))

@@ -374,3 +374,32 @@ async fn offline_sessions_on_three_detectors_publish_what_one_detector_does() {
     }
     assert_eq!(one.len(), three.len());
 }
+
+#[tokio::test]
+async fn an_offline_session_whose_extra_detectors_cannot_load_runs_on_the_one_it_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = make_clip(dir.path(), "clip.mp4", 1, 10);
+    let model = tiny_model(dir.path());
+    // the warm detector (one thread) is the session's first; the second would load from disk
+    let factory = VisionAnalyzerFactory::new(
+        &model,
+        DetectorOptions {
+            threads: Some(1),
+            workers: Some(2),
+            ..DetectorOptions::cpu()
+        },
+    )
+    .unwrap();
+    std::fs::remove_file(&model).unwrap();
+    let bus = memory_bus();
+    let mut settings = fast_settings("w-fewer-detectors");
+    settings.analyzers = Arc::new(factory);
+    let m = MatchId::generate();
+    let mut watch = Watch::new(&bus, m).await;
+    let _w = spawn_worker(&bus, settings);
+    start(&bus, m, file_config(&clip, false)).await;
+    watch.status(30, SessionStatus::Completed).await;
+    let frames = watch.frames();
+    assert_eq!(frames.len(), 10, "offline: every frame analysed");
+    assert!(frames.iter().all(|f| f.players.len() == 3), "{frames:?}");
+}
