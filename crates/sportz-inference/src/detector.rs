@@ -111,12 +111,22 @@ fn split_workers(threads: usize, workers: Option<usize>) -> (usize, usize) {
     (workers, (threads / workers).max(1))
 }
 
-/// A positive count from the environment variable `name` (`None`: unset, or not one).
+/// A positive count from the environment variable `name` (`None`: unset, or not one — said in
+/// a warning, so a typo does not pass for the default).
 fn env_count(name: &str) -> Option<usize> {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&n: &usize| n > 0)
+    let value = std::env::var(name).ok()?;
+    let count = parse_count(&value);
+    if count.is_none() {
+        tracing::warn!(
+            "{name}={value:?} is not a positive whole number: ignored (the default applies)"
+        );
+    }
+    count
+}
+
+/// `value` as a positive count.
+fn parse_count(value: &str) -> Option<usize> {
+    value.trim().parse().ok().filter(|&n: &usize| n > 0)
 }
 
 /// Where the time of one [`Detector::detect`] went, in ms.
@@ -558,6 +568,21 @@ mod tests {
                 expected,
                 "{threads} threads, {workers} workers"
             );
+        }
+    }
+
+    #[test]
+    fn counts_from_the_environment_are_positive_whole_numbers() {
+        for (value, expected) in [
+            ("2", Some(2)),
+            (" 4 ", Some(4)),
+            ("0", None),
+            ("-1", None),
+            ("two", None),
+            ("1.5", None),
+            ("", None),
+        ] {
+            assert_eq!(parse_count(value), expected, "{value:?}");
         }
     }
 
