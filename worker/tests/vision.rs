@@ -215,9 +215,29 @@ async fn live_sessions_naming_no_model_run_the_live_default_and_offline_ones_the
     assert!(!message.contains("live-default.onnx"), "{message}");
 }
 
-/// `secs` seconds of the broadcast clip from `from` s, re-encoded into `dir`.
-fn clip_part(clip: &Path, dir: &Path, from: u32, secs: u32) -> PathBuf {
-    sportz_testkit::cut_clip(clip, &dir.join("part.mp4"), from, secs)
+/// An offline session of `clip` on a worker with `factory`'s detectors, watched until it
+/// completes (within `secs` seconds).
+async fn offline_session(
+    factory: VisionAnalyzerFactory,
+    clip: &Path,
+    worker_id: &str,
+    secs: u64,
+) -> Watch {
+    let bus = memory_bus();
+    let mut settings = fast_settings(worker_id);
+    settings.analyzers = Arc::new(factory);
+    let m = MatchId::generate();
+    let mut watch = Watch::new(&bus, m).await;
+    let _w = spawn_worker(&bus, settings);
+    start(&bus, m, file_config(clip, false)).await;
+    watch.status(secs, SessionStatus::Completed).await;
+    watch
+}
+
+/// `secs` seconds of the shared broadcast clip from `from` s, re-encoded into `dir`.
+fn clip_part(assets: &Path, dir: &Path, from: u32, secs: u32) -> PathBuf {
+    let clip = assets.join("clips/japan_tajikistan_360p.mp4");
+    sportz_testkit::cut_clip(&clip, &dir.join("part.mp4"), from, secs)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -229,12 +249,7 @@ async fn yolox_nano_tracks_the_players_of_the_broadcast_clip_through_a_worker_se
     };
     let dir = tempfile::tempdir().unwrap();
     // 10–13 s: the wide camera with most of both teams in view
-    let clip = clip_part(
-        &assets.join("clips/japan_tajikistan_360p.mp4"),
-        dir.path(),
-        10,
-        3,
-    );
+    let clip = clip_part(&assets, dir.path(), 10, 3);
     let factory = VisionAnalyzerFactory::new(
         assets.join("models/yolox_nano.onnx"),
         DetectorOptions {
@@ -243,14 +258,7 @@ async fn yolox_nano_tracks_the_players_of_the_broadcast_clip_through_a_worker_se
         },
     )
     .unwrap();
-    let bus = memory_bus();
-    let mut settings = fast_settings("w-yolox");
-    settings.analyzers = Arc::new(factory);
-    let m = MatchId::generate();
-    let mut watch = Watch::new(&bus, m).await;
-    let _w = spawn_worker(&bus, settings);
-    start(&bus, m, file_config(&clip, false)).await;
-    watch.status(300, SessionStatus::Completed).await;
+    let watch = offline_session(factory, &clip, "w-yolox", 300).await;
 
     let frames = watch.frames();
     assert_eq!(frames.len(), 90, "3 s at 30 fps, offline");
@@ -322,15 +330,8 @@ async fn offline_frames(assets: &Path, clip: &Path, workers: usize) -> Vec<Strin
         },
     )
     .unwrap();
-    let bus = memory_bus();
-    let mut settings = fast_settings(&format!("w-workers-{workers}"));
-    settings.analyzers = Arc::new(factory);
-    let m = MatchId::generate();
-    let mut watch = Watch::new(&bus, m).await;
-    let _w = spawn_worker(&bus, settings);
-    start(&bus, m, file_config(clip, false)).await;
-    watch.status(300, SessionStatus::Completed).await;
-    watch
+    offline_session(factory, clip, &format!("w-workers-{workers}"), 300)
+        .await
         .frames()
         .iter()
         .map(|f| {
@@ -351,12 +352,7 @@ async fn offline_sessions_on_three_detectors_publish_what_one_detector_does() {
     let dir = tempfile::tempdir().unwrap();
     // 20–22 s: a pan with players coming and going, so a frame given the wrong detections
     // would show in the boxes and ids
-    let clip = clip_part(
-        &assets.join("clips/japan_tajikistan_360p.mp4"),
-        dir.path(),
-        20,
-        2,
-    );
+    let clip = clip_part(&assets, dir.path(), 20, 2);
     let one = offline_frames(&assets, &clip, 1).await;
     let three = offline_frames(&assets, &clip, 3).await;
     assert_eq!(one.len(), 60, "2 s at 30 fps, offline");
@@ -391,14 +387,7 @@ async fn an_offline_session_whose_extra_detectors_cannot_load_runs_on_the_one_it
     )
     .unwrap();
     std::fs::remove_file(&model).unwrap();
-    let bus = memory_bus();
-    let mut settings = fast_settings("w-fewer-detectors");
-    settings.analyzers = Arc::new(factory);
-    let m = MatchId::generate();
-    let mut watch = Watch::new(&bus, m).await;
-    let _w = spawn_worker(&bus, settings);
-    start(&bus, m, file_config(&clip, false)).await;
-    watch.status(30, SessionStatus::Completed).await;
+    let watch = offline_session(factory, &clip, "w-fewer-detectors", 30).await;
     let frames = watch.frames();
     assert_eq!(frames.len(), 10, "offline: every frame analysed");
     assert!(frames.iter().all(|f| f.players.len() == 3), "{frames:?}");
