@@ -141,7 +141,7 @@ pub enum Command {
     Worker(WorkerArgs),
     /// Analyse a video file offline at full speed and write frame and event messages as JSONL.
     #[command(
-        after_help = "Examples:\n  sportz track match.mp4 --calibration calib.json --out run.jsonl\n  sportz track synth/match.mp4 --calibration synth/calibration.json --out run.jsonl --annotate run.mp4 --export cdf,gsr,mot"
+        after_help = "Examples:\n  sportz track match.mp4 --calibration calib.json --out run.jsonl\n  sportz track synth/match.mp4 --calibration synth/calibration.json --out run.jsonl --annotate run.mp4 --export cdf,gsr,mot\n\nCPU use: detectors take the frames in turn, one per core up to 4 (on more cores they share the cores' threads); the camera, tracking and events follow in frame order on one more thread. SPORTZ_DETECT_WORKERS sets how many detectors, SPORTZ_ORT_THREADS how many threads they share (default: the cores)."
     )]
     Track(TrackArgs),
     /// Render a synthetic broadcast match (H.264) with exact ground truth (JSONL).
