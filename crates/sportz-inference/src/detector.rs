@@ -25,10 +25,11 @@ pub struct DetectorOptions {
     pub providers: Vec<Provider>,
     /// The GPU index for CUDA, TensorRT and DirectML.
     pub device_id: i32,
-    /// Intra-op threads; `None`: `SPORTZ_ORT_THREADS` when set, else the number of cores. On 2
-    /// cores the built-in model tracks 1,500 frames in 24.8–25.0 s with 2 threads against
-    /// 26.5 s with 1; yolox_nano the other way (7.7–8.0 s against 7.2–7.3 s for 500 frames),
-    /// so the default follows the built-in model.
+    /// Intra-op threads of a live session's detector, shared among an offline session's
+    /// detectors (`workers`); `None`: `SPORTZ_ORT_THREADS` when set, else the number of cores.
+    /// With one detector on 2 cores the built-in model tracked 1,500 frames in 24.8–25.0 s on 2
+    /// threads against 26.5 s on 1, yolox_nano the other way (7.7–8.0 s against 7.2–7.3 s for
+    /// 500 frames); two single-threaded detectors beat both (BENCHMARKS.md, "Session 39").
     pub threads: Option<usize>,
     /// Detectors that detect the frames of an offline session (a file read as fast as it
     /// decodes) in turn, in parallel, each on `intra_threads / workers` threads; `None`:
