@@ -38,6 +38,12 @@ pub struct TrackerSettings {
     /// (Each failed search costs ~100 ms on the frame thread: on the shared real clip they were
     /// most of the camera's cost.)
     pub retry_backoff_max: u64,
+    /// While lost, a break in the picture's motion restarts the searches' back-off (a cut the
+    /// colours do not show) only after at least this many frames of reliable motion in a row.
+    /// A close-up's motion is unreliable with a reliable frame now and then (the shared real
+    /// clip, frames 481–586: runs of one), and each such blink restarted the line-map searches
+    /// at ~0.5 s each — a shot change ends a steady shot, not a flicker.
+    pub steady_before_break: u64,
     /// Initialisation is left to the caller ([`CameraStep::init_request`], then
     /// [`CameraTracker::offer_init`]), who runs it beside the frame loop; the tracker follows the
     /// picture's motion meanwhile and brings the found camera forward to the frame it arrives on.
@@ -117,6 +123,7 @@ impl Default for TrackerSettings {
             max_unconfirmed: 25,
             retry_every: 5,
             retry_backoff_max: 40,
+            steady_before_break: 5,
             deferred_init: false,
             reposition_every: 25,
             home_after_frames: 125,
@@ -277,9 +284,9 @@ pub struct CameraTracker {
     /// Searches run to the end without a camera since the last cut or camera found
     /// ([`TrackerSettings::retry_backoff_max`]).
     failed_searches: u32,
-    /// Whether the last frame's picture moved reliably from the one before
-    /// ([`Self::restart_searches`] when that breaks).
-    motion_was_reliable: bool,
+    /// Frames in a row whose picture moved reliably from the one before, up to this one
+    /// ([`Self::restart_searches`] when a steady run breaks).
+    steady_frames: u64,
     /// The last frame's followed camera (working resolution), for [`ground_motion`] when the
     /// picture's own motion is unreliable.
     followed: Option<Calibration>,
@@ -514,7 +521,7 @@ impl CameraTracker {
             last_recheck: 0,
             recheck_gap: 0,
             failed_searches: 0,
-            motion_was_reliable: false,
+            steady_frames: 0,
             followed: None,
             shrinker: Shrinker::default(),
             work_rgb: Vec::new(),
@@ -789,8 +796,8 @@ impl CameraTracker {
         // their first pace: seed 64029 cut from an 18-yard shot back to the main camera unseen
         // by the colours, and its camera came 25 frames late, at the backed-off search.
         let motion_ok = motion.is_some_and(reliable);
-        let broke = self.motion_was_reliable && !motion_ok;
-        self.motion_was_reliable = motion_ok;
+        let broke = self.steady_frames >= self.settings.steady_before_break && !motion_ok;
+        self.steady_frames = if motion_ok { self.steady_frames + 1 } else { 0 };
         match self.state.clone() {
             State::Tracking {
                 camera,

@@ -1138,6 +1138,55 @@ fn a_cut_only_the_motion_shows_restarts_the_searches() {
     assert_eq!(first, 61);
 }
 
+/// A close-up's picture motion is unreliable with a reliable frame now and then; those blinks
+/// are no shot change, so the searches keep backing off (the shared real clip's close-up
+/// restarted its ~0.5 s line-map searches at every blink). Here the 18-yard shot is shown
+/// mirrored every other frame (same colours, no motion between the two), and every fourth
+/// frame repeats the one before (one reliable frame).
+#[test]
+fn a_flickering_motion_is_no_cut_and_the_searches_keep_backing_off() {
+    let a = aimed([90.0, 92.0, 22.0], (64.0, 18.0), 24.0);
+    let ia = render(&a, Look::default());
+    let row = (W * 3) as usize;
+    let mirrored: Vec<u8> = ia
+        .chunks_exact(row)
+        .flat_map(|r| r.chunks_exact(3).rev().flatten().copied())
+        .collect();
+    let searched_with = |steady_before_break: u64| {
+        let mut t = CameraTracker::new(
+            TrackerSettings {
+                alternate_window: 0,
+                steady_before_break,
+                ..TrackerSettings::default()
+            },
+            None,
+        );
+        let mut searched = Vec::new();
+        let mut shown_mirrored = false;
+        for k in 0..60 {
+            if k % 4 != 3 {
+                shown_mirrored = !shown_mirrored;
+            }
+            let px = if shown_mirrored { &mirrored } else { &ia };
+            let step = t.update(&RgbImage::new(px, W, H).unwrap(), &[]);
+            assert!(step.estimate.is_none(), "frame {k}: a camera");
+            assert!(!step.cut, "frame {k}: the colours showed a cut");
+            if let Some(NoCamera::Init(_)) = &step.missing {
+                searched.push(k);
+            }
+        }
+        searched
+    };
+    let default = TrackerSettings::default().steady_before_break;
+    assert_eq!(
+        searched_with(default),
+        vec![0, 5, 15, 35],
+        "the searches back off"
+    );
+    // counting every blink as a break (the old rule) searches again and again
+    assert!(searched_with(1).len() > 6, "{:?}", searched_with(1));
+}
+
 /// The pictures have the same colours (no histogram jump): the tracker must not refit the first
 /// camera onto the second picture's lines and publish it (with the drop rule off, it does).
 #[test]
