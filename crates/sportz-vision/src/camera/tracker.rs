@@ -84,10 +84,11 @@ pub struct TrackerSettings {
     pub cut_support_drop: f64,
     /// A followed camera with fewer than this share of its samples on lines…
     pub recheck_below: f64,
-    /// …is searched for again this many frames after it was found (0: never; offline only,
-    /// where searches run inline; the gap doubles, up to 16×, while the searches find nothing
-    /// better, and quadruples when they find no camera at all), and replaced by the camera
-    /// found when that puts at least
+    /// …is searched for again this many frames after it was found (0: never; inline offline,
+    /// beside the frame loop with [`Self::deferred_init`], the camera followed meanwhile; the
+    /// gap doubles, up to 16×, while the searches find nothing better, and quadruples when they
+    /// find no camera at all), and replaced by the camera found (brought forward by the
+    /// picture's motion) when that puts at least
     /// `recheck_gain` more of its samples on lines (an alias found after a cut, a camera
     /// refitted onto another shot: seeds 6262 and 8104 followed such cameras at 0.5–0.8 for
     /// hundreds of frames, 12–19 m off, where the right one has 0.95).
@@ -223,6 +224,17 @@ pub struct CameraStep {
 struct Pending {
     frame: u64,
     motion: Option<[[f64; 3]; 3]>,
+    /// Set when the search is a recheck of a followed camera (beside the frame loop).
+    recheck: Option<PendingRecheck>,
+}
+
+/// A recheck asked for while following a camera: the support the followed camera had on the
+/// searched frame (a camera found must beat it by `recheck_gain`), and the searches to run.
+#[derive(Debug, Clone)]
+struct PendingRecheck {
+    support: f64,
+    faint: bool,
+    plan: Vec<SearchStep>,
 }
 
 const IDENTITY: [[f64; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
@@ -639,7 +651,11 @@ impl CameraTracker {
     /// model samples (fine, coarse), home and the plan.
     #[must_use]
     pub fn init_inputs(&self) -> SearchInputs<'_> {
-        (&self.samples, &self.coarse, self.home(), self.init_plan())
+        let plan = match self.pending.as_ref().and_then(|p| p.recheck.as_ref()) {
+            Some(r) => r.plan.clone(),
+            None => self.init_plan(),
+        };
+        (&self.samples, &self.coarse, self.home(), plan)
     }
 
     /// The result of the initialisation [`CameraStep::init_request`] asked for on `frame`; it is
@@ -952,38 +968,42 @@ impl CameraTracker {
             faint,
         );
         let recheck = confirmed
-            && !s.deferred_init
             && s.recheck_every > 0
             && confidence < s.recheck_below
-            && due;
+            && due
+            && self.pending.is_none();
         let mut switched = false;
+        let mut init_request = None;
         if recheck {
-            let plan = if faint {
-                vec![SearchStep {
-                    config: s.init.clone(),
-                    max_from_home_m: Some(HOME_RADIUS_M),
-                }]
+            let plan = self.recheck_plan(faint);
+            if s.deferred_init {
+                // live: the search runs beside the frame loop ([`Self::take_offered`] decides)
+                self.pending = Some(Pending {
+                    frame: self.frame,
+                    motion: Some(IDENTITY),
+                    recheck: Some(PendingRecheck {
+                        support: confidence,
+                        faint,
+                        plan,
+                    }),
+                });
+                init_request = Some(self.frame);
+                self.last_recheck = self.frame;
+                self.next_recheck = self.frame + self.recheck_gap.max(every);
             } else {
-                self.init_plan()
-            };
-            let found = search(img, boxes, &self.samples, &self.coarse, self.home(), &plan);
-            let outcome = match found {
-                Ok(better) if better.support() >= confidence + gain => {
-                    cam = better.camera;
-                    confidence = better.support();
-                    switched = true;
-                    Recheck::Switched
-                }
-                Ok(_) => Recheck::NoBetter,
-                Err(_) => Recheck::NothingFound,
-            };
-            self.recheck_gap = if faint {
-                every
-            } else {
-                next_recheck_gap(self.recheck_gap, every, outcome)
-            };
-            self.next_recheck = self.frame + self.recheck_gap;
-            self.last_recheck = self.frame;
+                let found = search(img, boxes, &self.samples, &self.coarse, self.home(), &plan);
+                let outcome = match found {
+                    Ok(better) if better.support() >= confidence + gain => {
+                        cam = better.camera;
+                        confidence = better.support();
+                        switched = true;
+                        Recheck::Switched
+                    }
+                    Ok(_) => Recheck::NoBetter,
+                    Err(_) => Recheck::NothingFound,
+                };
+                self.schedule_recheck(self.frame, faint, outcome);
+            }
         }
         let s = &self.settings;
         if unconfirmed > s.max_unconfirmed || cam.check().is_err() {
@@ -1034,9 +1054,35 @@ impl CameraTracker {
             }),
             missing: None,
             cut,
-            init_request: None,
+            init_request,
             motion: None,
         }
+    }
+
+    /// The searches of a recheck: on faint support every main-camera stand within
+    /// [`HOME_RADIUS_M`] of home, else the usual [`Self::init_plan`].
+    fn recheck_plan(&self, faint: bool) -> Vec<SearchStep> {
+        if faint {
+            vec![SearchStep {
+                config: self.settings.init.clone(),
+                max_from_home_m: Some(HOME_RADIUS_M),
+            }]
+        } else {
+            self.init_plan()
+        }
+    }
+
+    /// The next recheck after one run on `frame`: every `recheck_every` frames on faint
+    /// support, else backing off by its outcome ([`next_recheck_gap`]).
+    fn schedule_recheck(&mut self, frame: u64, faint: bool, outcome: Recheck) {
+        let every = self.settings.recheck_every;
+        self.recheck_gap = if faint {
+            every
+        } else {
+            next_recheck_gap(self.recheck_gap, every, outcome)
+        };
+        self.next_recheck = frame + self.recheck_gap;
+        self.last_recheck = frame;
     }
 
     /// After a failed search: searches that ran to the end (a pitch with lines, no camera on
@@ -1073,6 +1119,33 @@ impl CameraTracker {
     ) -> Option<CameraStep> {
         let (frame, result) = self.offered.take()?;
         let pending = self.pending.take().filter(|p| p.frame == frame)?;
+        if let (Some(r), State::Tracking { .. }) = (&pending.recheck, &self.state) {
+            // a recheck of the followed camera: replace it only by a clearly better one, found
+            // on the same frame and brought forward by the picture's motion since
+            let better = match &result {
+                Ok(fit) if fit.support() >= r.support + self.settings.recheck_gain => {
+                    pending.motion.and_then(|acc| chain(&fit.camera, &acc))
+                }
+                _ => None,
+            };
+            let outcome = match (&result, &better) {
+                (_, Some(_)) => Recheck::Switched,
+                (Ok(_), None) => Recheck::NoBetter,
+                (Err(_), None) => Recheck::NothingFound,
+            };
+            self.schedule_recheck(frame, r.faint, outcome);
+            let camera = better?;
+            self.state = State::Tracking {
+                camera,
+                unconfirmed: 0,
+                manual: false,
+            };
+            let mut step = self.follow(img, boxes, camera, 0, false, None, cut);
+            if let Some(e) = step.estimate.as_mut() {
+                e.source = CameraSource::Auto;
+            }
+            return Some(step);
+        }
         match (result, pending.motion) {
             (Ok(fit), Some(acc)) => {
                 let camera = if acc == IDENTITY {
@@ -1131,6 +1204,7 @@ impl CameraTracker {
             self.pending = Some(Pending {
                 frame: n,
                 motion: Some(IDENTITY),
+                recheck: None,
             });
             self.state = State::Lost {
                 last_try: Some(n),

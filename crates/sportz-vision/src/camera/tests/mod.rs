@@ -1237,6 +1237,77 @@ fn a_poorly_supported_camera_is_searched_for_again_and_replaced() {
     );
 }
 
+/// Live, where searches run beside the frame loop, a poorly supported camera is rechecked too:
+/// the tracker asks for the search, goes on following meanwhile, and takes the camera found
+/// (brought forward to the frame the result arrives on) because it is clearly better. (The
+/// shared real clip played live followed a camera 3–5 m off for 200 frames: live sessions had
+/// no rechecks.)
+#[test]
+fn live_a_poorly_supported_camera_is_rechecked_beside_the_frame_loop() {
+    let a = aimed([90.0, 92.0, 22.0], (64.0, 18.0), 24.0);
+    let b = aimed([54.0, 105.0, 20.0], (64.0, 23.0), 25.0);
+    let seed = Calibration::from_image_from_pitch(a.image_from_pitch().unwrap()).unwrap();
+    let mut t = CameraTracker::new(
+        TrackerSettings {
+            cut_support_drop: f64::INFINITY,
+            alternate_window: 0,
+            deferred_init: true,
+            ..TrackerSettings::default()
+        },
+        Some(&seed),
+    );
+    let (ia, ib) = (render(&a, Look::default()), render(&b, Look::default()));
+    for _ in 0..3 {
+        t.update(&RgbImage::new(&ia, W, H).unwrap(), &[]);
+    }
+    let img = RgbImage::new(&ib, W, H).unwrap();
+    let mut in_flight = None;
+    let mut requests = Vec::new();
+    let mut errors = Vec::new();
+    for k in 0..40 {
+        // a search thread answers two frames after it was asked
+        if let Some((frame, found, due)) = in_flight.take() {
+            if k >= due {
+                t.offer_init(frame, found);
+            } else {
+                in_flight = Some((frame, found, due));
+            }
+        }
+        let step = t.update(&img, &[]);
+        errors.push(
+            step.estimate
+                .as_ref()
+                .map(|e| error_m(&b, &e.calibration.pitch_from_image)),
+        );
+        if let Some(frame) = step.init_request {
+            assert!(
+                step.estimate.is_some(),
+                "frame {k}: the camera is followed meanwhile"
+            );
+            requests.push(k);
+            let (fine, coarse, home, plan) = t.init_inputs();
+            let (fine, coarse) = (fine.to_vec(), coarse.to_vec());
+            in_flight = Some((frame, search(&img, &[], &fine, &coarse, home, &plan), k + 2));
+        }
+    }
+    assert!(!requests.is_empty(), "no recheck asked for: {errors:?}");
+    assert!(
+        errors[..=requests[0]]
+            .iter()
+            .all(|e| e.is_some_and(|e| e > 2.0)),
+        "followed onto the other picture until the recheck: {errors:?}"
+    );
+    let fixed = errors
+        .iter()
+        .position(|e| e.is_some_and(|e| e < 0.5))
+        .unwrap_or_else(|| panic!("never replaced: {errors:?}"));
+    assert_eq!(fixed, requests[0] + 2, "replaced when the result came");
+    assert!(
+        errors[fixed..].iter().all(|e| e.is_none_or(|e| e < 0.5)),
+        "and kept: {errors:?}"
+    );
+}
+
 #[test]
 fn a_search_near_the_last_view_tries_only_the_aims_at_that_ground() {
     use super::init::aim_window;
