@@ -988,19 +988,16 @@ impl CameraTracker {
                     }),
                 });
                 init_request = Some(self.frame);
-                self.last_recheck = self.frame;
-                self.next_recheck = self.frame + self.recheck_gap.max(every);
             } else {
                 let found = search(img, boxes, &self.samples, &self.coarse, self.home(), &plan);
-                let outcome = match found {
-                    Ok(better) if better.support() >= confidence + gain => {
+                let outcome = match clearly_better(&found, confidence, gain) {
+                    Ok(better) => {
                         cam = better.camera;
                         confidence = better.support();
                         switched = true;
                         Recheck::Switched
                     }
-                    Ok(_) => Recheck::NoBetter,
-                    Err(_) => Recheck::NothingFound,
+                    Err(outcome) => outcome,
                 };
                 self.schedule_recheck(self.frame, faint, outcome);
             }
@@ -1122,48 +1119,19 @@ impl CameraTracker {
         if let (Some(r), State::Tracking { .. }) = (&pending.recheck, &self.state) {
             // a recheck of the followed camera: replace it only by a clearly better one, found
             // on the same frame and brought forward by the picture's motion since
-            let better = match &result {
-                Ok(fit) if fit.support() >= r.support + self.settings.recheck_gain => {
-                    pending.motion.and_then(|acc| chain(&fit.camera, &acc))
-                }
-                _ => None,
-            };
-            let outcome = match (&result, &better) {
-                (_, Some(_)) => Recheck::Switched,
-                (Ok(_), None) => Recheck::NoBetter,
-                (Err(_), None) => Recheck::NothingFound,
-            };
+            let better = clearly_better(&result, r.support, self.settings.recheck_gain)
+                .and_then(|fit| brought_forward(fit, pending.motion).ok_or(Recheck::NoBetter));
+            let outcome = better.as_ref().err().copied().unwrap_or(Recheck::Switched);
             self.schedule_recheck(frame, r.faint, outcome);
-            let camera = better?;
-            self.state = State::Tracking {
-                camera,
-                unconfirmed: 0,
-                manual: false,
-            };
-            let mut step = self.follow(img, boxes, camera, 0, false, None, cut);
-            if let Some(e) = step.estimate.as_mut() {
-                e.source = CameraSource::Auto;
-            }
-            return Some(step);
+            return better
+                .ok()
+                .map(|camera| self.adopt(img, boxes, camera, cut));
         }
         match (result, pending.motion) {
             (Ok(fit), Some(acc)) => {
-                let camera = if acc == IDENTITY {
-                    fit.camera
-                } else {
-                    chain(&fit.camera, &acc)?
-                };
-                self.state = State::Tracking {
-                    camera,
-                    unconfirmed: 0,
-                    manual: false,
-                };
+                let camera = brought_forward(&fit, Some(acc))?;
                 self.failed_searches = 0;
-                let mut step = self.follow(img, boxes, camera, 0, false, None, cut);
-                if let Some(e) = step.estimate.as_mut() {
-                    e.source = CameraSource::Auto;
-                }
-                Some(step)
+                Some(self.adopt(img, boxes, camera, cut))
             }
             (Ok(_), None) => {
                 // the picture moved in a way no homography followed: try again
@@ -1182,6 +1150,27 @@ impl CameraTracker {
                 None
             }
         }
+    }
+
+    /// Follows a camera a search found (brought forward to this frame) from this frame on,
+    /// published as found automatically.
+    fn adopt(
+        &mut self,
+        img: &RgbImage<'_>,
+        boxes: &[BBox],
+        camera: BroadcastCamera,
+        cut: bool,
+    ) -> CameraStep {
+        self.state = State::Tracking {
+            camera,
+            unconfirmed: 0,
+            manual: false,
+        };
+        let mut step = self.follow(img, boxes, camera, 0, false, None, cut);
+        if let Some(e) = step.estimate.as_mut() {
+            e.source = CameraSource::Auto;
+        }
+        step
     }
 
     fn acquire(
@@ -1359,6 +1348,29 @@ fn moved_px(h: &[[f64; 3]; 3], img: &RgbImage<'_>) -> f64 {
 
 /// The camera after the image moved by `motion` (previous pixels → current pixels): the chained
 /// homography's view of a grid of visible pitch points, fitted with the camera's position held.
+/// A recheck's camera if it is clearly better than the followed one's `support` (by `gain`),
+/// else what the recheck came to.
+fn clearly_better(
+    found: &Result<LineFit, InitFailure>,
+    support: f64,
+    gain: f64,
+) -> Result<&LineFit, Recheck> {
+    match found {
+        Ok(better) if better.support() >= support + gain => Ok(better),
+        Ok(_) => Err(Recheck::NoBetter),
+        Err(_) => Err(Recheck::NothingFound),
+    }
+}
+
+/// A camera found on an earlier frame, moved by the picture's motion since (`None`: the motion
+/// was lost on the way, so it cannot be brought forward).
+fn brought_forward(fit: &LineFit, motion: Option<[[f64; 3]; 3]>) -> Option<BroadcastCamera> {
+    match motion? {
+        acc if acc == IDENTITY => Some(fit.camera),
+        acc => chain(&fit.camera, &acc),
+    }
+}
+
 fn chain(camera: &BroadcastCamera, motion: &[[f64; 3]; 3]) -> Option<BroadcastCamera> {
     let before = camera.image_from_pitch().ok()?;
     let m = Homography::from_matrix(*motion).ok()?;
