@@ -180,6 +180,36 @@ impl BroadcastCamera {
         self.projector().project(p)
     }
 
+    /// The unit direction, in pitch axes, of the ray from the camera through a pixel.
+    #[must_use]
+    pub fn ray(&self, px: Point) -> [f64; 3] {
+        let (right, down, fwd) = self.axes();
+        let (cx, cy) = self.centre();
+        unit(add(
+            fwd,
+            add(
+                scale(right, (px.x - cx) / self.focal_px),
+                scale(down, (px.y - cy) / self.focal_px),
+            ),
+        ))
+    }
+
+    /// The pixel a point in space (pitch metres, z up) projects to; `None` behind the camera.
+    #[must_use]
+    pub fn project_3d(&self, p: [f64; 3]) -> Option<Point> {
+        let (right, down, fwd) = self.axes();
+        let rel = add(p, scale(self.position, -1.0));
+        let depth = dot(rel, fwd);
+        if depth < 0.5 {
+            return None;
+        }
+        let (cx, cy) = self.centre();
+        Some(Point::new(
+            cx + self.focal_px * dot(rel, right) / depth,
+            cy + self.focal_px * dot(rel, down) / depth,
+        ))
+    }
+
     /// The camera's matrices, computed once for projecting many points.
     #[must_use]
     pub fn projector(&self) -> Projector {

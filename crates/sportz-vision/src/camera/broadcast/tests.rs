@@ -166,3 +166,26 @@ fn the_projector_and_the_angle_grid_matrix_are_the_cameras_own() {
     assert!(p.ray_hits_ground(Point::new(640.0, 360.0)));
     assert!(!p.ray_hits_ground(Point::new(640.0, -2000.0)));
 }
+
+#[test]
+fn a_point_in_space_lies_on_the_ray_through_its_pixel() {
+    let cam = main_camera();
+    for p in [[30.0, 20.0, 0.0], [70.0, 40.0, 6.5], [52.0, 5.0, 14.0]] {
+        let px = cam.project_3d(p).unwrap();
+        if p[2] == 0.0 {
+            let ground = cam.project(Point::new(p[0], p[1])).unwrap();
+            assert!(ground.distance(&px) < 1e-6, "{ground:?} {px:?}");
+        }
+        let d = cam.ray(px);
+        let rel = [
+            p[0] - cam.position[0],
+            p[1] - cam.position[1],
+            p[2] - cam.position[2],
+        ];
+        let off = cross(rel, d);
+        assert!(dot(off, off).sqrt() < 1e-6, "{p:?}: {off:?}");
+        assert!(dot(rel, d) > 0.0 && (dot(d, d) - 1.0).abs() < 1e-12);
+    }
+    // behind the camera
+    assert!(cam.project_3d([52.4, 200.0, 10.0]).is_none());
+}
