@@ -146,7 +146,15 @@ pub struct BallMetrics {
     /// over the precision hits that have a pitch position.
     pub pitch_error_m: Option<f64>,
     pub pitch_frames: u64,
+    /// [`Self::pitch_error_m`] over the frames where the true ball is in the air (its underside
+    /// at least [`BALL_IN_THE_AIR_M`] up), and how many of the `pitch_frames` those are.
+    pub pitch_error_air_m: Option<f64>,
+    pub pitch_frames_air: u64,
 }
+
+/// A true ball this high (its underside, metres) or higher is in the air for
+/// [`BallMetrics::pitch_error_air_m`].
+pub const BALL_IN_THE_AIR_M: f64 = 0.5;
 
 /// Precision, recall and F1 of one event kind.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -381,6 +381,47 @@ fn pitch_error_is_the_mean_distance_of_matched_pairs() {
     assert_close(r.ball.pitch_error_m.unwrap(), 10.0, "ball pitch error");
 }
 
+/// The ball's pitch error is also given over the frames where the true ball is in the air
+/// (its underside at least 0.5 m up), where a ground point through the camera runs far off.
+#[test]
+fn the_ball_pitch_error_in_the_air_is_given_apart() {
+    let mut truth = truth_seq(4, &[1]);
+    truth[2].ball.height_m = 4.0;
+    truth[3].ball.height_m = 0.5;
+    let offsets = [(0.0, 0.0), (0.0, 0.0), (6.0, 8.0), (3.0, 4.0)];
+    let pred: Vec<_> = offsets
+        .iter()
+        .zip(0..)
+        .map(|(&(dx, dy), t)| {
+            let mut b = pred_ball(0.0);
+            b.pitch = Some(PitchPoint {
+                x: BALL_PITCH.x + dx,
+                y: BALL_PITCH.y + dy,
+            });
+            pred_frame(t, vec![pred_player(101, 0)], Some(b))
+        })
+        .collect();
+    let r = run(&truth, &[], &pred, &[]);
+    assert_eq!((r.ball.pitch_frames, r.ball.pitch_frames_air), (4, 2));
+    assert_close(
+        r.ball.pitch_error_m.unwrap(),
+        15.0 / 4.0,
+        "ball pitch error",
+    );
+    assert_close(r.ball.pitch_error_air_m.unwrap(), 7.5, "in the air");
+    let table = r.table();
+    assert!(
+        table.contains("3.75 m (4 frames; in the air 7.50 m, 2)"),
+        "{table}"
+    );
+    // no ball in the air: no figure
+    let r = run(&truth_seq(4, &[1]), &[], &pred, &[]);
+    assert_eq!(
+        (r.ball.pitch_frames_air, r.ball.pitch_error_air_m),
+        (0, None)
+    );
+}
+
 #[test]
 fn frames_align_by_timestamp_when_tracking_ran_at_half_rate() {
     // The video is 25 fps and object 1 moves one slot per frame. `sportz track --fps 12.5`

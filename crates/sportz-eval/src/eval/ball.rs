@@ -22,8 +22,11 @@ pub(super) fn ball(
         precision: None,
         pitch_error_m: None,
         pitch_frames: 0,
+        pitch_error_air_m: None,
+        pitch_frames_air: 0,
     };
     let mut err_sum = 0.0;
+    let mut air_err_sum = 0.0;
     for &(i, j) in pairs {
         let tb = &truth[i].ball;
         if tb.visible {
@@ -37,15 +40,19 @@ pub(super) fn ball(
             m.precision_hits += 1;
             m.recall_hits += u64::from(tb.visible);
             if let Some(pp) = pb.pitch {
-                err_sum += dist(truth_pitch_to_contract(tb.pitch), pp);
+                let err = dist(truth_pitch_to_contract(tb.pitch), pp);
+                err_sum += err;
                 m.pitch_frames += 1;
+                if tb.height_m >= super::BALL_IN_THE_AIR_M {
+                    air_err_sum += err;
+                    m.pitch_frames_air += 1;
+                }
             }
         }
     }
     m.recall = ratio(m.recall_hits, m.truth_visible);
     m.precision = ratio(m.precision_hits, m.pred);
-    {
-        m.pitch_error_m = (m.pitch_frames > 0).then(|| err_sum / m.pitch_frames as f64);
-    }
+    m.pitch_error_m = (m.pitch_frames > 0).then(|| err_sum / m.pitch_frames as f64);
+    m.pitch_error_air_m = (m.pitch_frames_air > 0).then(|| air_err_sum / m.pitch_frames_air as f64);
     m
 }

@@ -159,7 +159,12 @@ impl Report {
                 opt3(b.precision),
                 b.pitch_error_m.map_or_else(
                     || "n/a".to_owned(),
-                    |e| format!("{e:.2} m ({} frames)", b.pitch_frames),
+                    |e| {
+                        let air = b.pitch_error_air_m.map_or_else(String::new, |a| {
+                            format!("; in the air {a:.2} m, {}", b.pitch_frames_air)
+                        });
+                        format!("{e:.2} m ({} frames{air})", b.pitch_frames)
+                    },
                 ),
             ],
         ]));
