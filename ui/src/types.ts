@@ -70,6 +70,8 @@ export interface Ball {
   speed?: number;
   /** m/s on the pitch (extra field; absent without a camera) */
   speed_mps?: number;
+  /** Extra field: metres above the grass while the ball's flight is known (pitch is then the point under it). */
+  height_m?: number;
   predicted: boolean;
 }
 export interface TrailPoint { t: number; x: number; y: number; pitch: PitchPoint | null }

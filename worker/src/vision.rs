@@ -748,9 +748,12 @@ impl Analyzer for VisionAnalyzer {
                 .collect();
         }
         let teams = s.teams.then_some(&self.teams);
-        let step = self
-            .ball
-            .update(f.video_timestamp, &detections.balls(), calibration);
+        let step = self.ball.update_seen_by(
+            f.video_timestamp,
+            &detections.balls(),
+            calibration,
+            estimate.and_then(|e| e.camera.as_ref()),
+        );
 
         let mut events: Vec<EventData> = Vec::new();
         if s.events {

@@ -76,7 +76,10 @@ pub struct Ball {
     pub pixel: PixelPoint,
     /// The ball's ground position in metres; `null` while uncalibrated, and for a ball whose
     /// ground point through the camera is more than 3 m off the pitch (a ball in the air, whose
-    /// ground point runs far beyond it).
+    /// ground point runs far beyond it) — unless its flight is known (`height_m`): then the
+    /// point under it, `null` when that is more than 3 m off the pitch. Also `null` in the
+    /// first frames of a flight, once its path shows the ball in the air but before it pins
+    /// down where (its ground point is then metres to tens of metres off).
     #[serde(deserialize_with = "required_nullable")]
     pub pitch: Option<PitchPoint>,
     /// 0..1; decays while the ball is predicted.
@@ -88,10 +91,16 @@ pub struct Ball {
     /// `true` when the position is extrapolated (no detection this frame).
     pub predicted: bool,
     /// Extra field: ground speed on the pitch, m/s, through the frame's camera; absent without
-    /// one (a ball in the air is measured as if on the ground), and above 60 m/s, faster than
-    /// any ball is kicked (a ball track hopping between candidates).
+    /// one (a ball in the air is measured as if on the ground until its flight shows, then at
+    /// its horizontal speed), and above 60 m/s, faster than any ball is kicked (a ball track
+    /// hopping between candidates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed_mps: Option<f64>,
+    /// Extra field: the height of the ball's underside above the grass, metres, while it is in
+    /// the air and its flight is known from its recent sightings (then `pitch` is the point
+    /// under it, not its ground point through the camera); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height_m: Option<f64>,
 }
 
 /// One point of the ball's recent path (the seed's `trail`, oldest first, up to 30 points).

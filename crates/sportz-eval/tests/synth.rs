@@ -54,6 +54,7 @@ fn copy(f: &FrameTruth) -> sportz_contract::FrameData {
         speed: 0.0,
         speed_mps: None,
         predicted: false,
+        height_m: (f.ball.height_m > 0.0).then_some(f.ball.height_m),
     });
     let mut out = pred_frame(f.frame_number, players, ball);
     out.width = 320;

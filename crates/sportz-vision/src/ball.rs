@@ -15,10 +15,14 @@
 
 use std::collections::VecDeque;
 
+pub mod flight;
+
+use crate::camera::BroadcastCamera;
 use crate::detect::Detection;
 use crate::kalman::PointKalman;
 use crate::pitch::Calibration;
 use crate::{BBox, Point};
+use flight::{Flight, FlightConfig, Sighting};
 
 /// No kicked ball is faster, m/s (the hardest shots measured reach about 58 m/s; a ball in the
 /// air is read at its ground point, which runs ahead of it): a faster reading is a track or a
@@ -110,6 +114,15 @@ pub struct BallConfig {
     pub sigma_accel_px_s2: f64,
     /// Speed uncertainty of a new track, px/s.
     pub sigma_initial_speed_px_s: f64,
+    /// With a physical camera: when the ball's recent sightings show a flight
+    /// ([`flight::Flight`]), its position is the point under it, not its ground point.
+    pub flight: FlightConfig,
+    /// With a camera, before a flight shows: a ball whose ground point moves faster than this,
+    /// m/s, is published without a pitch position — a ball rising into the air, whose ground
+    /// point runs away from the camera (a lofted kick's at 40–80 m/s), not one on the grass
+    /// (passes along the grass stay under 25 m/s). Tuning seeds (BENCHMARKS.md): at 30 m/s
+    /// shots were lost to it (a shot's ground point is fast too), at 40 they were not.
+    pub max_ground_mps: f64,
 }
 
 impl Default for BallConfig {
@@ -141,6 +154,8 @@ impl Default for BallConfig {
             sigma_measure_px: 2.0,
             sigma_accel_px_s2: 3000.0,
             sigma_initial_speed_px_s: 600.0,
+            flight: FlightConfig::default(),
+            max_ground_mps: 40.0,
         }
     }
 }
@@ -151,7 +166,11 @@ pub struct TrailSample {
     /// Video time, seconds.
     pub t: f64,
     pub pixel: Point,
+    /// The published position (see [`BallState::pitch`]).
     pub pitch: Option<Point>,
+    /// The ground point through the camera whatever the flight says: what the kick rule
+    /// measures the ball's speed on.
+    pub ground: Option<Point>,
     pub predicted: bool,
 }
 
@@ -163,14 +182,20 @@ pub struct BallState {
     pub bbox: BBox,
     /// Centre, pixels.
     pub pixel: Point,
-    /// Ground point (bottom of the box) in metres, when calibrated.
+    /// Ground point (bottom of the box) in metres, when calibrated; for a ball in the air
+    /// whose flight is known, the point under it, and none while the flight shows but does
+    /// not yet pin the ball down (`FlightConfig::max_spread_m`).
     pub pitch: Option<Point>,
+    /// Height of the ball's underside above the grass, metres, while its flight is known
+    /// (`None` on the grass, or unknown).
+    pub height_m: Option<f64>,
     /// 0..1, decaying while predicted.
     pub confidence: f64,
     pub velocity_px_s: (f64, f64),
     pub speed_px_s: f64,
     /// Ground velocity on the pitch, m/s (through the camera at the ground point; `None`
-    /// without one). A ball in the air is treated as on the ground.
+    /// without one). A ball in the air whose flight is known: its horizontal velocity; one
+    /// whose flight is not yet known is treated as on the ground.
     pub velocity_mps: Option<(f64, f64)>,
     pub speed_mps: Option<f64>,
     /// Extrapolated: no detection this frame.
@@ -196,6 +221,9 @@ struct Active {
     hits: u32,
     /// Frames since the last confident detection.
     since_confident: u32,
+    /// The centre of this frame's detection (`None` while coasting): the flight is fitted to
+    /// what was seen, not to the filter's smoothed position.
+    seen_at: Option<Point>,
 }
 
 /// The single-ball tracker.
@@ -210,6 +238,8 @@ pub struct BallTracker {
     last_fast: Option<f64>,
     /// When the ball was last seen past a goal line (out, or in a goal's net).
     last_past_goal_line: Option<f64>,
+    /// The track's recent sightings through the camera, for its flight.
+    flight: Flight,
 }
 
 /// The painted spots (centre, penalty spots) a white speck on the pitch is most often taken
@@ -258,6 +288,7 @@ impl BallTracker {
             trail: VecDeque::with_capacity(cfg.trail_len),
             last_fast: None,
             last_past_goal_line: None,
+            flight: Flight::new(cfg.flight),
         }
     }
 
@@ -300,6 +331,23 @@ impl BallTracker {
         candidates: &[Detection],
         calibration: Option<&Calibration>,
     ) -> BallStep {
+        self.update_seen_by(t_secs, candidates, calibration, None)
+    }
+
+    /// [`Self::update`] with the frame's physical camera (the one `calibration` comes from),
+    /// through which a ball in the air is placed under itself once its flight shows.
+    pub fn update_seen_by(
+        &mut self,
+        t_secs: f64,
+        candidates: &[Detection],
+        calibration: Option<&Calibration>,
+        camera: Option<&BroadcastCamera>,
+    ) -> BallStep {
+        let camera = camera.filter(|_| calibration.is_some());
+        if camera.is_none() {
+            // no camera this frame (a cut, a close-up): a flight is not followed across it
+            self.flight.clear();
+        }
         let dt = self.last_t.map_or(0.0, |last| (t_secs - last).max(0.0));
         self.last_t = Some(t_secs);
         let cfg = self.cfg;
@@ -393,7 +441,7 @@ impl BallTracker {
                 self.start(d);
                 return BallStep {
                     lost: confirmed,
-                    ..self.emit(t_secs, false, calibration)
+                    ..self.emit(t_secs, false, calibration, camera)
                 };
             }
             if let Some(d) = near {
@@ -402,6 +450,7 @@ impl BallTracker {
                 a.size = (f64::from(d.bbox.width()), f64::from(d.bbox.height()));
                 a.confidence = f64::from(d.confidence);
                 a.misses = 0;
+                a.seen_at = Some(Point::new(f64::from(cx), f64::from(cy)));
                 if d.confidence >= cfg.init_confidence {
                     a.hits += 1;
                     a.since_confident = 0;
@@ -410,10 +459,11 @@ impl BallTracker {
                 }
                 if a.since_confident <= cfg.evidence_frames {
                     self.active = Some(a);
-                    return self.emit(t_secs, false, calibration);
+                    return self.emit(t_secs, false, calibration, camera);
                 }
             } else {
                 a.misses += 1;
+                a.seen_at = None;
                 a.since_confident += 1;
                 a.confidence *= cfg.confidence_decay;
                 // a track not yet confirmed gets no second chance
@@ -422,7 +472,7 @@ impl BallTracker {
                     && a.since_confident <= cfg.evidence_frames
                 {
                     self.active = Some(a);
-                    return self.emit(t_secs, true, calibration);
+                    return self.emit(t_secs, true, calibration, camera);
                 }
             }
             lost = a.hits >= cfg.confirm_hits;
@@ -433,7 +483,7 @@ impl BallTracker {
                 self.start(d);
                 BallStep {
                     lost,
-                    ..self.emit(t_secs, false, calibration)
+                    ..self.emit(t_secs, false, calibration, camera)
                 }
             }
             None => BallStep { ball: None, lost },
@@ -457,9 +507,11 @@ impl BallTracker {
             misses: 0,
             hits: 1,
             since_confident: 0,
+            seen_at: Some(Point::new(f64::from(cx), f64::from(cy))),
         });
         self.next_id += 1;
         self.trail.clear();
+        self.flight.clear();
     }
 
     /// The ball's mean ground speed, m/s, over the last `kick_window_secs` or a little more up
@@ -479,7 +531,7 @@ impl BallTracker {
                 return None;
             }
             if t - s.t >= window {
-                let (from, to) = (s.pitch?, pitch?);
+                let (from, to) = (s.ground?, pitch?);
                 return (in_play(from) && in_play(to)).then(|| from.distance(&to) / (t - s.t));
             }
             later = s.t;
@@ -487,8 +539,35 @@ impl BallTracker {
         None
     }
 
-    fn emit(&mut self, t: f64, predicted: bool, calibration: Option<&Calibration>) -> BallStep {
+    fn emit(
+        &mut self,
+        t: f64,
+        predicted: bool,
+        calibration: Option<&Calibration>,
+        camera: Option<&BroadcastCamera>,
+    ) -> BallStep {
         let a = self.active.as_ref().expect("emit follows an active track");
+        if let (Some(cam), Some(seen)) = (camera, a.seen_at) {
+            self.flight.push(Sighting {
+                t,
+                origin: cam.position,
+                dir: cam.ray(seen),
+                focal_px: cam.focal_px,
+            });
+        }
+        // a ball in the air whose flight shows: the point under it (while coasting, the
+        // flight's path has it there too) once the flight pins it down; before, no place
+        let airborne = camera.and_then(|_| self.flight.airborne()).map(|f| {
+            let p = f.trajectory.position(t);
+            let v = f.trajectory.velocity(t);
+            (f.spread_m <= self.cfg.flight.max_spread_m).then(|| {
+                (
+                    Point::new(p[0], p[1]),
+                    p[2] - flight::BALL_RADIUS_M,
+                    (v[0], v[1]),
+                )
+            })
+        });
         let (x, y) = a.kalman.position();
         let (w, h) = a.size;
         // pixels fit f32
@@ -499,14 +578,28 @@ impl BallTracker {
         let on_pitch = calibration
             .and_then(|c| c.pitch_from_image.apply_with_jacobian(ground))
             .filter(|(p, _)| crate::pitch::is_inside(*p, self.cfg.pitch_margin_m));
-        let pitch = on_pitch.map(|(p, _)| p);
-        let velocity_mps =
+        let ground_pitch = on_pitch.map(|(p, _)| p);
+        let ground_velocity =
             on_pitch.map(|(_, j)| (j[0][0] * vx + j[0][1] * vy, j[1][0] * vx + j[1][1] * vy));
+        let ground_speed = ground_velocity.map(|(x, y)| x.hypot(y));
+        let (pitch, velocity_mps, height_m) = match airborne {
+            Some(None) => (None, None, None),
+            Some(Some((under, height, v))) => (
+                crate::pitch::is_inside(under, self.cfg.pitch_margin_m).then_some(under),
+                Some(v),
+                Some(height),
+            ),
+            // a ground point outrunning any ball on the grass: a ball rising into the air
+            // before its flight shows, at an unknown place
+            None if ground_speed.is_some_and(|v| v > self.cfg.max_ground_mps) => (None, None, None),
+            None => (ground_pitch, ground_velocity, None),
+        };
         let state = BallState {
             track_id: a.track_id,
             bbox,
             pixel: Point::new(x, y),
             pitch,
+            height_m,
             confidence: a.confidence.clamp(0.0, 1.0),
             velocity_px_s: (vx, vy),
             speed_px_s: vx.hypot(vy),
@@ -515,15 +608,16 @@ impl BallTracker {
             predicted,
         };
         let cfg = &self.cfg;
-        // what the spot rules remember, from a confirmed ball seen this frame
+        // what the spot rules remember, from a confirmed ball seen this frame, read at its
+        // ground point as they were tuned
         if !predicted && a.hits >= cfg.confirm_hits {
-            if pitch.is_some_and(|p| !(0.0..=crate::pitch::LENGTH_M).contains(&p.x)) {
+            if ground_pitch.is_some_and(|p| !(0.0..=crate::pitch::LENGTH_M).contains(&p.x)) {
                 self.last_past_goal_line = Some(t);
             }
             let kick = cfg.fast_mps..=cfg.max_kick_mps;
-            if state.speed_mps.is_some_and(|v| kick.contains(&v))
+            if ground_speed.is_some_and(|v| kick.contains(&v))
                 && self
-                    .mean_speed_mps(t, pitch)
+                    .mean_speed_mps(t, ground_pitch)
                     .is_some_and(|v| kick.contains(&v))
             {
                 self.last_fast = Some(t);
@@ -545,6 +639,7 @@ impl BallTracker {
             t,
             pixel: state.pixel,
             pitch,
+            ground: ground_pitch,
             predicted,
         });
         BallStep {

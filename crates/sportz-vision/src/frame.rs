@@ -69,6 +69,11 @@ pub fn build_frame<'a>(
             .speed_mps
             .filter(|v| calibrated && *v <= crate::ball::MAX_BALL_MPS),
         predicted: b.predicted,
+        // centimetres
+        height_m: b
+            .height_m
+            .filter(|_| calibrated)
+            .map(|h| (h * 100.0).round() / 100.0),
     });
     let trail = trail
         .into_iter()

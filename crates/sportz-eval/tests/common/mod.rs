@@ -127,6 +127,7 @@ pub fn pred_ball(dx: f64) -> Ball {
         speed: 0.0,
         speed_mps: None,
         predicted: false,
+        height_m: None,
     }
 }
 

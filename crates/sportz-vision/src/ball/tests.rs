@@ -595,8 +595,12 @@ fn a_ball_in_the_air_beyond_the_far_touchline_is_followed_but_never_started() {
                 b.pitch.is_none() && b.speed_mps.is_none(),
                 "frame {i}: {b:?}"
             );
-        } else {
+        } else if i <= 4 {
             assert!(b.pitch.is_some(), "frame {i}: {b:?}");
+        } else {
+            // rising: its ground point runs at 62 m/s, faster than any ball on the grass
+            // (`max_ground_mps`), so no position either once the filter has the speed
+            assert!(b.pitch.is_none() || i <= 6, "frame {i}: {b:?}");
         }
     }
     assert!(in_air >= 5);
@@ -663,4 +667,109 @@ fn a_track_picked_up_again_far_away_is_no_kick() {
         t.update(f64::from(i) * DT, &[ball_at(840.0, 300.0, 0.9)], Some(&cal));
     }
     assert!(t.last_fast.is_none(), "{:?}", t.last_fast);
+}
+
+/// A ball lofted from (30, 40) seen by the main camera: with the camera the tracker publishes
+/// the point under it and its height once the flight shows; without, its ground point.
+#[test]
+fn a_lofted_ball_is_published_under_itself_with_its_height() {
+    use crate::camera::BroadcastCamera;
+    use flight::{BALL_RADIUS_M, GRAVITY};
+    let cam = BroadcastCamera {
+        position: [52.4, 68.0 + 45.2, 16.8],
+        pan: 0.2,
+        tilt: 12f64.to_radians(),
+        roll: 0.0,
+        focal_px: 2000.0,
+        width: 1280,
+        height: 720,
+    };
+    let cal = Calibration::from_image_from_pitch(cam.image_from_pitch().unwrap()).unwrap();
+    // slowed horizontally by the synthetic ball's drag, as the flight's model has it
+    let drag = BallConfig::default().flight.drag_per_s;
+    let reach = |t: f64| -(-drag * t).exp_m1() / drag;
+    let path = |t: f64| {
+        let z = 11.0 * t - GRAVITY / 2.0 * t * t;
+        [
+            30.0 + 14.0 * reach(t),
+            40.0 - 6.0 * reach(t),
+            BALL_RADIUS_M + z.max(0.0),
+        ]
+    };
+    let mut with = BallTracker::new(BallConfig::default());
+    let mut without = BallTracker::new(BallConfig::default());
+    for i in 0..54 {
+        let t = i as f64 * DT;
+        let p = path(t);
+        let px = cam.project_3d(p).unwrap();
+        let d = ball_at(px.x, px.y, 0.8);
+        let a = with.update_seen_by(t, &[d], Some(&cal), Some(&cam)).ball;
+        let b = without.update(t, &[d], Some(&cal)).ball;
+        // published from the second sighting on
+        let Some(a) = a else {
+            assert_eq!(i, 0);
+            continue;
+        };
+        if i < 25 {
+            // the first frames once the flight shows: in the air, not yet placed
+            if i == 13 {
+                assert_eq!((a.pitch, a.height_m), (None, None), "{a:?}");
+            }
+            continue;
+        }
+        let under = Point::new(p[0], p[1]);
+        let err = a.pitch.unwrap().distance(&under);
+        assert!(err < 0.5, "frame {i}: {a:?} vs {p:?}");
+        let height = a.height_m.unwrap();
+        assert!(
+            (height - (p[2] - BALL_RADIUS_M)).abs() < 0.3,
+            "frame {i}: {height}"
+        );
+        let speed = 14.0f64.hypot(6.0) * (-drag * t).exp();
+        assert!((a.speed_mps.unwrap() - speed).abs() < 0.5, "{a:?}");
+        // the ground point runs metres beyond (or off the pitch: no position, or no ball)
+        if let Some(b) = b {
+            assert!(b.height_m.is_none());
+            assert!(
+                b.pitch
+                    .is_none_or(|g| g.distance(&under) > 5.0 * err.max(0.2)),
+                "{b:?}"
+            );
+        }
+    }
+    // a frame without a camera (a cut) forgets the flight
+    let t = 54.0 * DT;
+    let px = cam.project_3d(path(t)).unwrap();
+    let step = with.update_seen_by(t, &[ball_at(px.x, px.y, 0.8)], None, None);
+    assert!(step.ball.unwrap().height_m.is_none());
+    let px = cam.project_3d(path(t + DT)).unwrap();
+    let step = with.update_seen_by(t + DT, &[ball_at(px.x, px.y, 0.8)], Some(&cal), Some(&cam));
+    assert!(step.ball.unwrap().height_m.is_none());
+}
+
+/// A ball on the grass keeps its position at a hard pass's speed; a ground point running faster
+/// than `max_ground_mps` is a ball rising into the air and has none.
+#[test]
+fn a_ground_point_faster_than_a_ball_on_the_grass_has_no_position() {
+    let cal = tenth_metre_per_pixel();
+    let run = |px_per_frame: f64| {
+        let mut t = BallTracker::new(BallConfig::default());
+        (0..20)
+            .map(|i| {
+                let x = 100.0 + px_per_frame * f64::from(i);
+                t.update(f64::from(i) * DT, &[ball_at(x, 300.0, 0.8)], Some(&cal))
+                    .ball
+            })
+            .collect::<Vec<_>>()
+    };
+    // 25 m/s (10 px a frame at 0.1 m/px, 25 fps)
+    let pass = run(10.0);
+    assert!(pass[1..].iter().all(|b| b.unwrap().pitch.is_some()));
+    assert!((pass[19].unwrap().speed_mps.unwrap() - 25.0).abs() < 1.0);
+    // 45 m/s
+    let rising = run(18.0);
+    assert!(
+        rising[10..].iter().all(|b| b.unwrap().pitch.is_none()),
+        "{rising:?}"
+    );
 }

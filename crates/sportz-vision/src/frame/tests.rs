@@ -37,6 +37,7 @@ fn ball() -> BallState {
         velocity_mps: Some((3.0, 4.0)),
         speed_mps: Some(5.0),
         predicted: true,
+        height_m: None,
     }
 }
 
@@ -55,6 +56,7 @@ fn uncalibrated_frames_are_pixel_mode_with_null_pitch_fields() {
         t: 1.64,
         pixel: Point::new(498.0, 338.0),
         pitch: Some(Point::new(1.0, 1.0)),
+        ground: Some(Point::new(1.0, 1.0)),
         predicted: false,
     }];
     let f = build_frame(&meta(), Some(&ball()), &trail, &people(), None, None);
