@@ -42,6 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             predicted: b.predicted,
             confidence: b.confidence,
             with_camera,
+            height_m: b.height_m,
         });
         let players: Vec<PlayerObs> = frame
             .players

@@ -132,6 +132,10 @@ pub struct EventConfig {
     /// A ball position farther than this outside the lines is not on the ground (a ball in the
     /// air projects far beyond the pitch, even above the horizon): the frame is ignored.
     pub implausible_beyond_m: f64,
+    /// A ball placed in the air higher than this (metres, its underside; `BallObs::height_m`)
+    /// is in flight: out of every player's reach, over the crossbar's height near it, and
+    /// treated as a ball in the air without a place (nobody has it, it crosses no line).
+    pub in_flight_above_m: f64,
     /// At the start and after a goal, a ball within this of the centre spot is the kick-off:
     /// the player last at it there has the ball from that frame on, once it has left the spot
     /// (the kick-off pass is often seen only as the ball leaves the spot, after a cut back from
@@ -178,6 +182,7 @@ impl Default for EventConfig {
             restart_gap_secs: 2.5,
             throw_in_band_m: 3.0,
             implausible_beyond_m: 10.0,
+            in_flight_above_m: 2.0,
             kickoff_spot_m: 2.0,
             kickoff_missed_frames: 25,
         }
@@ -194,6 +199,8 @@ pub struct BallObs {
     /// The frame had a camera: a ball without `pitch` is then one in the air (or off the
     /// pitch), still seen — not a close-up or a replay.
     pub with_camera: bool,
+    /// How high the ball is, metres, when its flight placed it (`pitch` is then under it).
+    pub height_m: Option<f64>,
 }
 
 /// A player as the engine sees it in one frame.
@@ -789,6 +796,10 @@ impl EventEngine {
         let Some(pos) = ball
             .pitch
             .filter(|p| is_inside(*p, self.cfg.implausible_beyond_m))
+            .filter(|_| {
+                ball.height_m
+                    .is_none_or(|h| h <= self.cfg.in_flight_above_m)
+            })
         else {
             if ball.with_camera && !ball.predicted {
                 self.seen_in_flight(now, None);

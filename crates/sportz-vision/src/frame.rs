@@ -146,6 +146,7 @@ pub fn event_inputs(
         predicted: b.predicted,
         confidence: b.confidence,
         with_camera: calibration.is_some(),
+        height_m: b.height_m,
     });
     let players = players
         .iter()

@@ -6,6 +6,8 @@ const FPS: f64 = 25.0;
 #[derive(Default, Clone)]
 struct Script {
     frames: Vec<(Option<Point>, Vec<PlayerObs>)>,
+    /// The ball's height per frame where its flight placed it (`BallObs::height_m`).
+    heights: std::collections::BTreeMap<usize, f64>,
 }
 
 const HOME: Option<TeamSide> = Some(TeamSide::Home);
@@ -46,6 +48,19 @@ impl Script {
         )
     }
 
+    /// The ball flying from `a` to `b` at `speed` m/s along the ground, up to `top` metres at
+    /// half way (a parabola), placed under itself with its height.
+    fn fly(mut self, a: Point, b: Point, speed: f64, top: f64, players: &[PlayerObs]) -> Self {
+        let n = ((a.distance(&b) / speed) * FPS).ceil().max(1.0) as usize;
+        let start = self.frames.len();
+        self = self.roll(a, b, speed, players);
+        for i in 0..n {
+            let s = (i + 1) as f64 / n as f64;
+            self.heights.insert(start + i, 4.0 * top * s * (1.0 - s));
+        }
+        self
+    }
+
     /// The first frame with the ball beyond the right goal line by the ball-out margin.
     fn first_frame_beyond_the_right_goal_line(&self) -> u64 {
         self.frames
@@ -73,6 +88,7 @@ impl Script {
                     predicted: false,
                     confidence: 0.9,
                     with_camera: true,
+                    height_m: self.heights.get(&i).copied(),
                 }),
                 players,
             }));
@@ -357,6 +373,7 @@ fn a_goal_crosses_the_line_between_the_posts() {
     // before the two seconds are up, nothing
     let early = Script {
         frames: s.frames[..(exit as usize + 40)].to_vec(),
+        ..Script::default()
     };
     assert_eq!(early.run().len(), 1);
     // out, back in play, out again before the first one was published: both are
@@ -590,6 +607,7 @@ fn ball_lost_fires_once_when_the_ball_goes() {
         predicted: false,
         confidence: 0.5,
         with_camera: false,
+        height_m: None,
     });
     assert!(engine.step(&frame(0, seen)).is_empty());
     let events: Vec<Event> = (1..=gone)
@@ -923,6 +941,7 @@ fn a_kick_into_space_is_a_pass_nobody_received_once_nobody_has_it_in_time() {
     let s = kick.hold(200, |_| Some(at(45.0, 40.0)), &players);
     let cut = Script {
         frames: s.frames[..early].to_vec(),
+        ..Script::default()
     };
     check(&cut, &[(Possession, Some(1))]);
     check(&s, &[(Possession, Some(1)), (Pass, Some(1))]);
@@ -1121,4 +1140,36 @@ fn a_ball_out_over_a_goal_line_is_a_corner_or_a_goal_kick_by_who_touched_it_last
     let s = s.hold(60, |_| Some(at(106.5, 39.5)), &striker);
     let out = s.run().into_iter().find(|e| e.kind == BallOut).unwrap();
     assert_eq!(out.details.get("restart"), None);
+}
+
+/// A ball lofted over an opponent's head is nobody's while it is out of reach: placed under
+/// itself, it passes right over him.
+#[test]
+fn a_ball_lofted_over_a_player_is_not_his() {
+    let players = [
+        player(1, HOME, 40.0, 34.0),
+        player(9, AWAY, 50.0, 34.0),
+        player(2, HOME, 62.0, 34.0),
+    ];
+    let over = |top: f64| {
+        Script::default()
+            .hold(10, |_| Some(at(40.3, 34.0)), &players)
+            .fly(at(40.3, 34.0), at(61.7, 34.0), 8.0, top, &players)
+            .hold(10, |_| Some(at(61.7, 34.0)), &players)
+    };
+    check(
+        &over(4.0),
+        &[
+            (Possession, Some(1)),
+            (Pass, Some(1)),
+            (Possession, Some(2)),
+        ],
+    );
+    // the same flight at head height: the opponent takes it
+    let low = over(0.3).run();
+    assert!(
+        low.iter()
+            .any(|e| e.kind == PossessionChange && e.player_track_id == Some(9)),
+        "{low:#?}"
+    );
 }
