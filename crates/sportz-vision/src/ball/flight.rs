@@ -133,9 +133,10 @@ pub struct FlightConfig {
     /// fit spread 5–10 m and were as far off).
     pub max_spread_m: f64,
     /// Horizontal drag, 1/s (the horizontal speed lost per second per m/s): 0.05 is the
-    /// synthetic ball's. A real ball loses more (quadratic drag, about 0.1–0.25/s at kick
-    /// speeds); with this default a long ball over the far half of a broadcast is placed up
-    /// to 1–3 m short along its ray (BENCHMARKS.md), against tens of metres for its ground point.
+    /// synthetic ball's. A real ball loses more (quadratic drag, 0.2–0.35/s at kick speeds);
+    /// with this default a long ball struck hard away from the camera is placed metres off
+    /// along its ray (7.7 m against its ground point's 23 m in the test
+    /// `a_real_balls_drag_misplaces_a_long_ball_by_metres`).
     pub drag_per_s: f64,
 }
 
