@@ -432,4 +432,4 @@ impl Flight {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -673,17 +673,8 @@ fn a_track_picked_up_again_far_away_is_no_kick() {
 /// the point under it and its height once the flight shows; without, its ground point.
 #[test]
 fn a_lofted_ball_is_published_under_itself_with_its_height() {
-    use crate::camera::BroadcastCamera;
     use flight::{BALL_RADIUS_M, GRAVITY};
-    let cam = BroadcastCamera {
-        position: [52.4, 68.0 + 45.2, 16.8],
-        pan: 0.2,
-        tilt: 12f64.to_radians(),
-        roll: 0.0,
-        focal_px: 2000.0,
-        width: 1280,
-        height: 720,
-    };
+    let cam = flight::tests::camera();
     let cal = Calibration::from_image_from_pitch(cam.image_from_pitch().unwrap()).unwrap();
     // slowed horizontally by the synthetic ball's drag, as the flight's model has it
     let drag = BallConfig::default().flight.drag_per_s;

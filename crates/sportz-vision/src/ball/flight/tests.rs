@@ -5,7 +5,7 @@ use crate::rng::SplitMix64;
 const DT: f64 = 0.04; // 25 fps
 
 /// The synthetic main camera: 45 m behind the near touchline, 17 m up, at 1280×720.
-fn camera() -> BroadcastCamera {
+pub(crate) fn camera() -> BroadcastCamera {
     BroadcastCamera {
         position: [52.4, 68.0 + 45.2, 16.8],
         pan: 0.2,
