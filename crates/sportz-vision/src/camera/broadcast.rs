@@ -56,18 +56,23 @@ impl Projector {
         ))
     }
 
-    /// Whether the ray through a pixel goes down to the ground (below the horizon).
-    #[must_use]
-    pub fn ray_hits_ground(&self, px: Point) -> bool {
+    /// The direction (not normalised; unit depth along the optical axis) of the ray from the
+    /// camera through a pixel, in pitch axes.
+    fn ray(&self, px: Point) -> V3 {
         let (cx, cy) = self.centre;
-        let ray = add(
+        add(
             self.fwd,
             add(
                 scale(self.right, (px.x - cx) / self.focal_px),
                 scale(self.down, (px.y - cy) / self.focal_px),
             ),
-        );
-        ray[2] < -1e-9
+        )
+    }
+
+    /// Whether the ray through a pixel goes down to the ground (below the horizon).
+    #[must_use]
+    pub fn ray_hits_ground(&self, px: Point) -> bool {
+        self.ray(px)[2] < -1e-9
     }
 }
 
@@ -183,15 +188,7 @@ impl BroadcastCamera {
     /// The unit direction, in pitch axes, of the ray from the camera through a pixel.
     #[must_use]
     pub fn ray(&self, px: Point) -> [f64; 3] {
-        let (right, down, fwd) = self.axes();
-        let (cx, cy) = self.centre();
-        unit(add(
-            fwd,
-            add(
-                scale(right, (px.x - cx) / self.focal_px),
-                scale(down, (px.y - cy) / self.focal_px),
-            ),
-        ))
+        unit(self.projector().ray(px))
     }
 
     /// The pixel a point in space (pitch metres, z up) projects to; `None` behind the camera.
