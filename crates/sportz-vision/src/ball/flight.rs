@@ -24,7 +24,7 @@ pub const GRAVITY: f64 = 9.81;
 /// The ball's radius, metres (a size-5 ball is 0.68–0.70 m round).
 pub const BALL_RADIUS_M: f64 = 0.11;
 
-type V3 = [f64; 3];
+use crate::camera::broadcast::{V3, cross, dot, sub};
 
 /// One sighting of the ball: when, and the ray from the camera through its centre.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -161,6 +161,8 @@ impl Default for FlightConfig {
 pub struct Flight {
     cfg: FlightConfig,
     sightings: VecDeque<Sighting>,
+    /// What the sightings show, fitted once when the last one came.
+    airborne: Option<Airborne>,
 }
 
 /// Normal equations of the weighted least squares over the six unknowns
@@ -171,16 +173,8 @@ struct Normal {
     b: [f64; 6],
 }
 
-fn cross(a: V3, b: V3) -> V3 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
 fn norm(a: V3) -> f64 {
-    (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
+    dot(a, a).sqrt()
 }
 
 /// The two models fitted to a run of sightings.
@@ -299,7 +293,7 @@ fn rms_px(sightings: &[Sighting], path: &Trajectory) -> f64 {
         .iter()
         .map(|s| {
             let p = path.position(s.t);
-            let rel = [p[0] - s.origin[0], p[1] - s.origin[1], p[2] - s.origin[2]];
+            let rel = sub(p, s.origin);
             let range = norm(rel).max(1.0);
             (s.focal_px * norm(cross(rel, s.dir)) / range).powi(2)
         })
@@ -313,12 +307,14 @@ impl Flight {
         Self {
             cfg,
             sightings: VecDeque::with_capacity(cfg.max_sightings),
+            airborne: None,
         }
     }
 
     /// Forgets every sighting (a new ball track, a cut, no camera).
     pub fn clear(&mut self) {
         self.sightings.clear();
+        self.airborne = None;
     }
 
     /// Sightings kept.
@@ -341,94 +337,99 @@ impl Flight {
             self.sightings.pop_front();
         }
         self.sightings.push_back(s);
+        self.airborne = fit_airborne(&self.cfg, self.sightings.make_contiguous());
     }
 
-    /// The ball at the last sighting if it is airborne: the longest run of recent sightings a
-    /// parabola explains within `max_rms_px`, which a ball on the grass does not explain
-    /// (`min_ground_rms_px`), and a height between `min_height_m` and `max_height_m`.
+    /// The ball at the last sighting if it is airborne (fitted when that sighting came, so a
+    /// coasting frame asks again for nothing).
     #[must_use]
-    pub fn airborne(&self) -> Option<Airborne> {
-        let cfg = &self.cfg;
-        let all: Vec<Sighting> = self.sightings.iter().copied().collect();
-        if all.len() < cfg.min_sightings {
-            return None;
-        }
-        let t_now = all.last()?.t;
-        // first pass, newest backwards: the longest run the parabola explains, each sighting
-        // weighted by its ground range (the ball is nearer when in the air: this undercounts
-        // its misses, the second pass counts them at the fitted distance)
-        let ground_ranges: Vec<f64> = all.iter().map(ground_range).collect();
-        let mut normal = Normal::default();
-        let mut longest = None;
-        for k in (0..all.len()).rev() {
-            let s = &all[k];
-            normal.add(
-                s,
-                t_now,
-                GRAVITY,
-                cfg.drag_per_s,
-                (s.focal_px / ground_ranges[k]).powi(2),
-            );
-            let n = all.len() - k;
-            if n < cfg.min_sightings {
-                continue;
-            }
-            let Some((p0, v)) = normal.solve(Model::Flight) else {
-                continue;
-            };
-            let path = Trajectory {
-                t0: t_now,
-                p0,
-                v,
-                gravity: GRAVITY,
-                drag_per_s: cfg.drag_per_s,
-            };
-            if rms_px(&all[k..], &path) <= cfg.max_rms_px {
-                longest = Some(k);
-            }
-        }
-        let run = &all[longest?..];
-        // second pass: weights at the fitted distances
-        let first = fit(
-            run,
-            Model::Flight,
-            &ground_ranges[longest?..],
-            cfg.drag_per_s,
-        )?
-        .path;
-        let ranges: Vec<f64> = run
-            .iter()
-            .map(|s| {
-                let p = first.position(s.t);
-                norm([p[0] - s.origin[0], p[1] - s.origin[1], p[2] - s.origin[2]]).max(1.0)
-            })
-            .collect();
-        let flight = fit(run, Model::Flight, &ranges, cfg.drag_per_s)?;
-        let (path, rms) = (flight.path, flight.rms_px);
-        let ground_rms = fit(run, Model::Ground, &ranges, cfg.drag_per_s)?.rms_px;
-        let now = path.position(t_now);
-        let height = now[2] - BALL_RADIUS_M;
-        let lowest = run
-            .iter()
-            .map(|s| path.position(s.t)[2] - BALL_RADIUS_M)
-            .fold(f64::INFINITY, f64::min);
-        let airborne = rms <= cfg.max_rms_px
-            && ground_rms >= cfg.min_ground_rms_px
-            && (cfg.min_height_m..=cfg.max_height_m).contains(&height)
-            // the ball never goes through the grass
-            && lowest >= -cfg.min_height_m;
-        airborne.then(|| {
-            let v = path.velocity(t_now);
-            Airborne {
-                ground: (now[0], now[1]),
-                height_m: height,
-                ground_velocity: (v[0], v[1]),
-                trajectory: path,
-                sightings: run.len(),
-                spread_m: flight.spread_m(cfg.noise_px),
-            }
-        })
+    pub const fn airborne(&self) -> Option<Airborne> {
+        self.airborne
     }
+}
+
+/// The longest run of recent sightings a parabola explains within `max_rms_px`, which a
+/// ball on the grass does not explain (`min_ground_rms_px`), with a height between
+/// `min_height_m` and `max_height_m` now.
+fn fit_airborne(cfg: &FlightConfig, all: &[Sighting]) -> Option<Airborne> {
+    if all.len() < cfg.min_sightings {
+        return None;
+    }
+    let t_now = all.last()?.t;
+    // first pass, newest backwards: the longest run the parabola explains, each sighting
+    // weighted by its ground range (the ball is nearer when in the air: this undercounts
+    // its misses, the second pass counts them at the fitted distance)
+    let ground_ranges: Vec<f64> = all.iter().map(ground_range).collect();
+    let mut normal = Normal::default();
+    let mut longest = None;
+    for k in (0..all.len()).rev() {
+        let s = &all[k];
+        normal.add(
+            s,
+            t_now,
+            GRAVITY,
+            cfg.drag_per_s,
+            (s.focal_px / ground_ranges[k]).powi(2),
+        );
+        let n = all.len() - k;
+        if n < cfg.min_sightings {
+            continue;
+        }
+        let Some((p0, v)) = normal.solve(Model::Flight) else {
+            continue;
+        };
+        let path = Trajectory {
+            t0: t_now,
+            p0,
+            v,
+            gravity: GRAVITY,
+            drag_per_s: cfg.drag_per_s,
+        };
+        if rms_px(&all[k..], &path) <= cfg.max_rms_px {
+            longest = Some(k);
+        }
+    }
+    let run = &all[longest?..];
+    // second pass: weights at the fitted distances
+    let first = fit(
+        run,
+        Model::Flight,
+        &ground_ranges[longest?..],
+        cfg.drag_per_s,
+    )?
+    .path;
+    let ranges: Vec<f64> = run
+        .iter()
+        .map(|s| {
+            let p = first.position(s.t);
+            norm(sub(p, s.origin)).max(1.0)
+        })
+        .collect();
+    let flight = fit(run, Model::Flight, &ranges, cfg.drag_per_s)?;
+    let (path, rms) = (flight.path, flight.rms_px);
+    let ground_rms = fit(run, Model::Ground, &ranges, cfg.drag_per_s)?.rms_px;
+    let now = path.position(t_now);
+    let height = now[2] - BALL_RADIUS_M;
+    let lowest = run
+        .iter()
+        .map(|s| path.position(s.t)[2] - BALL_RADIUS_M)
+        .fold(f64::INFINITY, f64::min);
+    let airborne = rms <= cfg.max_rms_px
+        && ground_rms >= cfg.min_ground_rms_px
+        && (cfg.min_height_m..=cfg.max_height_m).contains(&height)
+        // the ball never goes through the grass
+        && lowest >= -cfg.min_height_m;
+    airborne.then(|| {
+        let v = path.velocity(t_now);
+        Airborne {
+            ground: (now[0], now[1]),
+            height_m: height,
+            ground_velocity: (v[0], v[1]),
+            trajectory: path,
+            sightings: run.len(),
+            spread_m: flight.spread_m(cfg.noise_px),
+        }
+    })
 }
 
 #[cfg(test)]

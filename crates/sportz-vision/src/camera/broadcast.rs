@@ -97,12 +97,14 @@ pub enum Implausible {
     PitchNotInView(f64),
 }
 
-type V3 = [f64; 3];
+/// A vector in pitch axes (metres, z up), and the few operations the camera and the ball's
+/// flight need on it.
+pub(crate) type V3 = [f64; 3];
 
-fn dot(a: V3, b: V3) -> f64 {
+pub(crate) fn dot(a: V3, b: V3) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
-fn cross(a: V3, b: V3) -> V3 {
+pub(crate) fn cross(a: V3, b: V3) -> V3 {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
@@ -114,6 +116,9 @@ fn scale(a: V3, k: f64) -> V3 {
 }
 fn add(a: V3, b: V3) -> V3 {
     [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+pub(crate) fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 fn unit(a: V3) -> V3 {
     scale(a, 1.0 / dot(a, a).sqrt())
@@ -195,7 +200,7 @@ impl BroadcastCamera {
     #[must_use]
     pub fn project_3d(&self, p: [f64; 3]) -> Option<Point> {
         let (right, down, fwd) = self.axes();
-        let rel = add(p, scale(self.position, -1.0));
+        let rel = sub(p, self.position);
         let depth = dot(rel, fwd);
         if depth < 0.5 {
             return None;
