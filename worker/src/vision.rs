@@ -522,6 +522,22 @@ impl VisionAnalyzer {
 
 type InitResult = Result<sportz_vision::camera::LineFit, sportz_vision::camera::InitFailure>;
 
+/// The camera search's answer once it has one. A search whose thread could not start or ended
+/// without answering (a dropped sender) answers [`InitFailure::NotRun`](sportz_vision::camera::InitFailure::NotRun),
+/// so the camera stops waiting for it and searches again later.
+fn search_answer(rx: &std::sync::mpsc::Receiver<InitResult>) -> Option<InitResult> {
+    match rx.try_recv() {
+        Ok(result) => Some(result),
+        Err(std::sync::mpsc::TryRecvError::Empty) => None,
+        Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+            tracing::warn!("the camera search ended without an answer: searching again later");
+            Some(Err(sportz_vision::camera::InitFailure::NotRun(
+                "its thread could not start or ended without an answer".to_owned(),
+            )))
+        }
+    }
+}
+
 impl VisionAnalyzer {
     /// Runs the camera search on a copy of the frame on a thread of its own; the result comes
     /// back on the returned channel (a failed thread just drops its sender).
@@ -673,15 +689,11 @@ impl Analyzer for VisionAnalyzer {
         let image = RgbImage::new(&f.rgb, f.width, f.height).map_err(AnalyzerError::Frame)?;
         let people = detections.people();
         let boxes: Vec<_> = people.iter().map(|d| d.bbox).collect();
-        if let Some((frame, rx)) = &self.init_job {
-            match rx.try_recv() {
-                Ok(result) => {
-                    self.camera.offer_init(*frame, result);
-                    self.init_job = None;
-                }
-                Err(std::sync::mpsc::TryRecvError::Empty) => {}
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => self.init_job = None,
-            }
+        if let Some((frame, rx)) = &self.init_job
+            && let Some(result) = search_answer(rx)
+        {
+            self.camera.offer_init(*frame, result);
+            self.init_job = None;
         }
         let camera = self.camera.update(&image, &boxes);
         if let Some(frame) = camera.init_request {

@@ -356,3 +356,16 @@ fn live_camera_found(width: u32, height: u32) {
     );
     println!("first frame analysed in {first_ms:.1} ms; camera from frame {n}");
 }
+
+#[test]
+fn a_camera_search_that_ended_without_an_answer_answers_not_run() {
+    let (tx, rx) = std::sync::mpsc::channel::<InitResult>();
+    assert!(search_answer(&rx).is_none(), "still running: no answer yet");
+    drop(tx); // the thread could not start, or panicked before sending
+    match search_answer(&rx) {
+        Some(Err(sportz_vision::camera::InitFailure::NotRun(why))) => {
+            assert!(why.contains("without an answer"), "{why}");
+        }
+        other => panic!("expected NotRun, got {other:?}"),
+    }
+}

@@ -143,6 +143,10 @@ pub enum InitFailure {
     /// "home"): another shot, whose lines a main-camera alias happened to fit.
     #[error("{0}")]
     NotMain(String),
+    /// The search did not run to an answer (its thread could not start, or ended without
+    /// one): nothing was learnt about the frame; the next search comes as after a failure.
+    #[error("the camera search did not run: {0}")]
+    NotRun(String),
 }
 
 /// A coarse candidate: score, position, pan, tilt, field of view (degrees).

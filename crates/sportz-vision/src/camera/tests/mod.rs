@@ -947,6 +947,51 @@ fn a_deferred_initialisation_is_brought_forward_to_the_frame_it_arrives_on() {
 }
 
 #[test]
+fn a_deferred_search_that_never_ran_is_asked_for_again() {
+    let cams = path(30);
+    let settings = TrackerSettings {
+        deferred_init: true,
+        ..TrackerSettings::default()
+    };
+    let gap = settings.retry_every;
+    let mut t = CameraTracker::new(settings, None);
+    let frames: Vec<Vec<u8>> = cams.iter().map(|c| render(c, Look::default())).collect();
+    let image = |i: usize| RgbImage::new(&frames[i], W, H).unwrap();
+    assert_eq!(t.update(&image(0), &[]).init_request, Some(0));
+    // while the search of frame 0 is out, no other is asked for
+    for i in 1..10 {
+        assert_eq!(t.update(&image(i), &[]).init_request, None, "frame {i}");
+    }
+    // its thread died without an answer: the camera stops waiting and asks again
+    t.offer_init(0, Err(InitFailure::NotRun("test".to_owned())));
+    let step = t.update(&image(10), &[]);
+    assert!(step.estimate.is_none());
+    assert!(
+        step.missing
+            .as_ref()
+            .is_some_and(|m| m.to_string().contains("did not run")),
+        "{:?}",
+        step.missing
+    );
+    let again = if step.init_request.is_some() {
+        10
+    } else {
+        (11..30)
+            .find(|&i| t.update(&image(i), &[]).init_request.is_some())
+            .expect("a new search asked for")
+    };
+    assert!(again <= 10 + gap as usize, "asked again on frame {again}");
+    let (fine, coarse, home, plan) = t.init_inputs();
+    let (fine, coarse) = (fine.to_vec(), coarse.to_vec());
+    t.offer_init(
+        again as u64,
+        search(&image(again), &[], &fine, &coarse, home, &plan),
+    );
+    let found = t.update(&image(again + 1), &[]);
+    assert!(found.estimate.is_some(), "{:?}", found.missing);
+}
+
+#[test]
 fn a_deferred_initialisation_from_before_a_cut_is_dropped() {
     let a = cam(-10.0, 12.0, 30.0);
     let b = cam(25.0, 16.0, 22.0);
