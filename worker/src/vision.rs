@@ -21,6 +21,7 @@ use sportz_vision::camera::{CameraTracker, TrackerSettings};
 use sportz_vision::detect::{DecodeConfig, Detection, Detections};
 use sportz_vision::events::{EventConfig, EventEngine, EventFrame};
 use sportz_vision::frame::{EventIds, FrameMeta, build_frame, event_data, event_inputs};
+use sportz_vision::graphics::{GraphicsConfig, GraphicsMask, PictureChange};
 use sportz_vision::identity::{IdentityConfig, IdentityKeeper, Observed};
 use sportz_vision::image::SharedLineModel;
 use sportz_vision::pitch::Calibration;
@@ -468,6 +469,8 @@ pub struct VisionAnalyzer {
     /// A camera search running on its own thread (deferred initialisation): its frame and the
     /// channel its result comes back on.
     init_job: Option<(u64, std::sync::mpsc::Receiver<InitResult>)>,
+    /// Where the broadcast's graphics are (no ball there).
+    graphics: GraphicsMask,
     /// Why the last frame had no camera (logged when it changes).
     camera_missing: Option<String>,
 }
@@ -515,6 +518,7 @@ impl VisionAnalyzer {
                 .with_line_model(settings.lines.clone()),
             camera_missing: None,
             init_job: None,
+            graphics: GraphicsMask::new(GraphicsConfig::default()),
             settings,
         }
     }
@@ -700,6 +704,14 @@ impl Analyzer for VisionAnalyzer {
             self.init_job = Some((frame, self.spawn_init(f, boxes.clone())));
         }
         self.note_camera(f.frame_number, &camera);
+        self.graphics.observe(
+            &image,
+            match &camera.motion {
+                _ if camera.cut => PictureChange::Cut,
+                Some(h) => PictureChange::Moved(h),
+                None => PictureChange::Unknown,
+            },
+        );
         // the trackers work in pixels: move their state with the picture first; after a cut
         // no player box continues (identities come back through the pitch positions)
         if camera.cut {
@@ -760,9 +772,17 @@ impl Analyzer for VisionAnalyzer {
                 .collect();
         }
         let teams = s.teams.then_some(&self.teams);
+        // a "ball" on a broadcast graphic (a round glyph of a badge) is none
+        let mut balls = detections.balls();
+        balls.retain(|b| {
+            let (x, y) = b.bbox.centre();
+            !self
+                .graphics
+                .covers(sportz_vision::Point::new(f64::from(x), f64::from(y)))
+        });
         let step = self.ball.update_seen_by(
             f.video_timestamp,
-            &detections.balls(),
+            &balls,
             calibration,
             estimate.and_then(|e| e.camera.as_ref()),
         );

@@ -35,6 +35,7 @@ pub mod detect;
 pub mod events;
 pub mod frame;
 pub mod geom;
+pub mod graphics;
 pub mod identity;
 pub mod image;
 pub mod kalman;
