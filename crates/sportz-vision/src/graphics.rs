@@ -14,7 +14,12 @@
 //! the frames (a translucent badge, compression), so one change must not clear them, while a
 //! scene cell under a pan changes on most frames. A real object stays in the same pixels while
 //! the camera pans only if the camera follows it exactly, and not for long: a cell is a graphic
-//! only after [`GraphicsConfig::evidence`] of it (a second of panning, or a few cuts).
+//! only after [`GraphicsConfig::evidence`] of it (a second of panning, or a few cuts), and
+//! evidence stops growing at twice that, so a graphic taken away is forgotten within a few
+//! frames of the scene showing through. The ring of cells along the frame's edges is never a
+//! graphic: broadcast graphics sit inside the title-safe area, and a dark edge of the picture
+//! (the shared clip has one on its left) is as still as a badge — at 720p the ball by that edge
+//! was refused with it.
 
 use crate::Point;
 use crate::image::RgbImage;
@@ -112,7 +117,8 @@ impl GraphicsMask {
             // the first frame, or another frame size: start over
             self.width = img.width();
             self.height = img.height();
-            self.cell_px = (img.width() / self.cfg.cols.max(1)).max(4);
+            // 4 × 4 samples a cell, `cell_px / 4` apart
+            self.cell_px = (img.width() / self.cfg.cols.max(1) / 4).max(1) * 4;
             self.cols = img.width() / self.cell_px;
             self.rows = img.height() / self.cell_px;
             self.evidence = vec![0; (self.cols * self.rows) as usize];
@@ -147,7 +153,7 @@ impl GraphicsMask {
                 }
                 PictureChange::Unknown => 0,
             };
-            self.evidence[i] = self.evidence[i].saturating_add(gain);
+            self.evidence[i] = (self.evidence[i] + gain).min(2 * cfg.evidence);
         }
         self.cells = cells;
     }
@@ -155,8 +161,14 @@ impl GraphicsMask {
     /// Whether the pixel `p` lies on a graphic.
     #[must_use]
     pub fn covers(&self, p: Point) -> bool {
-        self.cell_at(p)
-            .is_some_and(|i| self.evidence[i] >= self.cfg.evidence)
+        self.cell_at(p).is_some_and(|i| self.graphic(i))
+    }
+
+    /// Whether cell `i` is a graphic: enough evidence, and not on the frame's edge.
+    fn graphic(&self, i: usize) -> bool {
+        let (c, r) = (i as u32 % self.cols, i as u32 / self.cols);
+        let inside = c > 0 && r > 0 && c + 1 < self.cols && r + 1 < self.rows;
+        inside && self.evidence[i] >= self.cfg.evidence
     }
 
     /// The share of the frame's cells that are graphics (0 before a frame is seen).
@@ -165,10 +177,8 @@ impl GraphicsMask {
         if self.evidence.is_empty() {
             return 0.0;
         }
-        let n = self
-            .evidence
-            .iter()
-            .filter(|&&e| e >= self.cfg.evidence)
+        let n = (0..self.evidence.len())
+            .filter(|&i| self.graphic(i))
             .count();
         n as f64 / self.evidence.len() as f64
     }
@@ -190,48 +200,46 @@ impl GraphicsMask {
         Point::new((f64::from(c) + 0.5) * s, (f64::from(r) + 0.5) * s)
     }
 
-    /// Every cell's content, from every second pixel of every second row.
+    /// Every cell's content, from 4 × 4 samples `cell_px / 4` apart (a row's samples read
+    /// once, then summed per cell).
     fn measure(&self, img: &RgbImage<'_>) -> Vec<Cell> {
         let (w, s) = (img.width() as usize, self.cell_px as usize);
+        let (cols, rows) = (self.cols as usize, self.rows as usize);
         let data = img.data();
-        let luma = |x: usize, y: usize| {
-            let i = (y * w + x) * 3;
-            (77 * u32::from(data[i]) + 150 * u32::from(data[i + 1]) + 29 * u32::from(data[i + 2]))
-                >> 8
-        };
+        let (step, per_cell, first_half) = (s / 4, 4, 2);
         let half = s / 2;
-        let mut out = Vec::with_capacity((self.cols * self.rows) as usize);
-        for r in 0..self.rows as usize {
-            for c in 0..self.cols as usize {
-                let (x0, y0) = (c * s, r * s);
-                let mut sums = [0u32; 4];
-                let mut counts = [0u32; 4];
-                let (mut steps, mut n_steps) = (0u32, 0u32);
-                for y in (y0..y0 + s).step_by(2) {
-                    let mut last: Option<u32> = None;
-                    for x in (x0..x0 + s).step_by(2) {
-                        let l = luma(x, y);
-                        let q = usize::from(x >= x0 + half) + 2 * usize::from(y >= y0 + half);
-                        sums[q] += l;
-                        counts[q] += 1;
-                        if let Some(prev) = last {
-                            steps += prev.abs_diff(l);
-                            n_steps += 1;
-                        }
-                        last = Some(l);
-                    }
-                }
-                let mut quarters = [0.0f32; 4];
-                for (q, v) in quarters.iter_mut().enumerate() {
-                    *v = sums[q] as f32 / counts[q].max(1) as f32;
-                }
-                out.push(Cell {
-                    quarters,
-                    texture: steps as f32 / n_steps.max(1) as f32,
-                });
+        let mut sums = vec![[0u32; 4]; cols * rows];
+        let mut steps = vec![0u32; cols * rows];
+        let mut lum = vec![0u32; cols * per_cell];
+        for y in (0..rows * s).step_by(step) {
+            let row = &data[y * w * 3..(y + 1) * w * 3];
+            for (l, px) in lum.iter_mut().zip(row.chunks_exact(3 * step)) {
+                *l = (77 * u32::from(px[0]) + 150 * u32::from(px[1]) + 29 * u32::from(px[2])) >> 8;
+            }
+            let (r, q) = (y / s, 2 * usize::from(y % s >= half));
+            for (c, cell) in lum.chunks_exact(per_cell).enumerate() {
+                let k = r * cols + c;
+                let (left, right) = cell.split_at(first_half);
+                sums[k][q] += left.iter().sum::<u32>();
+                sums[k][q + 1] += right.iter().sum::<u32>();
+                steps[k] += cell.windows(2).map(|p| p[0].abs_diff(p[1])).sum::<u32>();
             }
         }
-        out
+        // each quarter holds 2 × 2 samples; each cell 4 rows of 3 steps
+        let n_steps = (per_cell * (per_cell - 1)) as f32;
+        sums.iter()
+            .zip(&steps)
+            .map(|(q, &st)| {
+                let mut quarters = [0.0f32; 4];
+                for (v, sum) in quarters.iter_mut().zip(q) {
+                    *v = *sum as f32 / 4.0;
+                }
+                Cell {
+                    quarters,
+                    texture: st as f32 / n_steps,
+                }
+            })
+            .collect()
     }
 }
 

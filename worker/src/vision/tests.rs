@@ -369,3 +369,76 @@ fn a_camera_search_that_ended_without_an_answer_answers_not_run() {
         other => panic!("expected NotRun, got {other:?}"),
     }
 }
+
+/// Frame `n`: textured grass (10-px patches of three greens) panned `shift` px, with a striped
+/// badge fixed at (560..620, 20..44) — a broadcast graphic the picture moves under.
+fn grass_with_badge(n: u64, shift: u32) -> VideoFrame {
+    let (w, h) = (640u32, 360u32);
+    let mut rgb = vec![0u8; (w * h * 3) as usize];
+    for y in 0..h {
+        for x in 0..w {
+            let (px, py) = (u64::from((x + 2000 - shift) / 10), u64::from(y / 10));
+            let k = (px.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                ^ py.wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
+                >> 61;
+            let mut c = [40, 100 + 25 * (k % 3) as u8, 40];
+            if (560..620).contains(&x) && (20..44).contains(&y) {
+                c = if (x / 3).is_multiple_of(2) {
+                    [250; 3]
+                } else {
+                    [10; 3]
+                };
+            }
+            let i = ((y * w + x) * 3) as usize;
+            rgb[i..i + 3].copy_from_slice(&c);
+        }
+    }
+    VideoFrame {
+        frame_number: n,
+        video_timestamp: n as f64 / 25.0,
+        read_at: 1_700_000_000.0 + n as f64 / 25.0,
+        read_instant: Instant::now(),
+        width: w,
+        height: h,
+        rgb,
+    }
+}
+
+/// Whether a ball is published on each of 40 frames of a still picture that follow 40 frames
+/// of a 4-px-a-frame pan, the detector reporting a "ball" at `ball` in every frame (no
+/// camera: pixel mode throughout, as in a close-up).
+fn balls_after_a_pan(ball: BBox) -> Vec<bool> {
+    let asked = Arc::new(AtomicU32::new(0));
+    let mut a = VisionAnalyzer::new(
+        Box::new(Scene {
+            people: Vec::new(),
+            ball: Some(ball),
+            ..scene(&asked)
+        }),
+        &MatchId::generate(),
+        VisionSettings::from_config(&config()).unwrap(),
+    );
+    (0..80u32)
+        .filter_map(|n| {
+            let out = a
+                .analyze(&grass_with_badge(u64::from(n), 4 * n.min(40)))
+                .unwrap();
+            assert_eq!(out.frame.coordinate_mode, CoordinateMode::Pixel);
+            (n >= 40).then_some(out.frame.ball.is_some())
+        })
+        .collect()
+}
+
+#[test]
+fn a_ball_on_a_broadcast_graphic_is_refused_once_the_picture_moved_under_it() {
+    // the pan showed the badge is a graphic: its "ball" is none once the picture stands still
+    let on_badge = balls_after_a_pan(BBox::new(586.0, 28.0, 592.0, 34.0));
+    assert!(
+        on_badge.iter().all(|b| !b),
+        "published on still frames {:?}",
+        (0..40).filter(|&i| on_badge[i]).collect::<Vec<_>>()
+    );
+    // the same detection on the grass is a ball
+    let on_grass = balls_after_a_pan(BBox::new(300.0, 200.0, 306.0, 206.0));
+    assert!(on_grass[5..].iter().all(|b| *b), "{on_grass:?}");
+}

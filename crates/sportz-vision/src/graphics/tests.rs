@@ -12,6 +12,10 @@ fn frame(shift: u32, badge: bool) -> Vec<u8> {
             let wx = x + 1000 - shift;
             let on = ((wx / 6) + (y / 6)).is_multiple_of(2);
             let mut c = if on { [200, 200, 200] } else { [40, 120, 40] };
+            if x < 3 {
+                // a dark edge of the picture, as still as a badge
+                c = [5, 5, 5];
+            }
             if badge && (512..608).contains(&x) && (16..48).contains(&y) {
                 c = if (x / 3).is_multiple_of(2) {
                     [255, 255, 255]
@@ -48,6 +52,10 @@ fn a_badge_that_stays_while_the_camera_pans_is_a_graphic_and_the_scene_is_not() 
     }
     assert!(mask.covers(BADGE));
     assert!(!mask.covers(SCENE));
+    assert!(
+        !mask.covers(Point::new(4.0, 100.0)),
+        "the frame's dark edge"
+    );
     assert!(
         mask.share() > 0.0 && mask.share() < 0.05,
         "{}",
