@@ -34,6 +34,15 @@ fn pan(dx: f64) -> Homography {
     Homography::from_matrix([[1.0, 0.0, dx], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]).unwrap()
 }
 
+/// Frames `frames` of a 4-px-a-frame pan, the badge shown where `badge` says.
+fn pan_over(mask: &mut GraphicsMask, frames: std::ops::Range<u32>, badge: impl Fn(u32) -> bool) {
+    let h = pan(4.0);
+    for i in frames {
+        let f = frame(4 * i, badge(i));
+        mask.observe(&RgbImage::new(&f, W, H).unwrap(), PictureChange::Moved(&h));
+    }
+}
+
 const BADGE: Point = Point { x: 560.0, y: 32.0 };
 const SCENE: Point = Point { x: 100.0, y: 100.0 };
 
@@ -99,22 +108,15 @@ fn a_badge_that_survives_three_cuts_is_a_graphic_two_are_not_enough() {
 #[test]
 fn a_graphic_that_goes_away_is_forgotten_and_flat_cells_never_are_graphics() {
     let mut mask = GraphicsMask::new(GraphicsConfig::default());
-    let h = pan(4.0);
-    for i in 0..40 {
-        let f = frame(4 * i, true);
-        mask.observe(&RgbImage::new(&f, W, H).unwrap(), PictureChange::Moved(&h));
-    }
+    pan_over(&mut mask, 0..40, |_| true);
     assert!(mask.covers(BADGE));
     // one frame that changes it (a translucent badge, compression) does not undo it
-    let f = frame(4 * 40, false);
-    mask.observe(&RgbImage::new(&f, W, H).unwrap(), PictureChange::Moved(&h));
+    pan_over(&mut mask, 40..41, |_| false);
     assert!(mask.covers(BADGE));
     // the badge leaves for good: the scene shows through where it was, changing every frame
-    for i in 41..46 {
-        let f = frame(4 * i, false);
-        mask.observe(&RgbImage::new(&f, W, H).unwrap(), PictureChange::Moved(&h));
-    }
+    pan_over(&mut mask, 41..46, |_| false);
     assert!(!mask.covers(BADGE));
+    let h = pan(4.0);
     // a flat picture under a pan (one colour everywhere) holds no graphic
     let mut flat_mask = GraphicsMask::new(GraphicsConfig::default());
     let flat = vec![90u8; (W * H * 3) as usize];
@@ -130,11 +132,7 @@ fn a_graphic_that_goes_away_is_forgotten_and_flat_cells_never_are_graphics() {
 #[test]
 fn another_frame_size_starts_over_and_points_outside_are_no_graphic() {
     let mut mask = GraphicsMask::new(GraphicsConfig::default());
-    let h = pan(4.0);
-    for i in 0..40 {
-        let f = frame(4 * i, true);
-        mask.observe(&RgbImage::new(&f, W, H).unwrap(), PictureChange::Moved(&h));
-    }
+    pan_over(&mut mask, 0..40, |_| true);
     assert!(mask.covers(BADGE));
     assert!(!mask.covers(Point::new(-1.0, 5.0)));
     assert!(!mask.covers(Point::new(5000.0, 5.0)));
@@ -148,13 +146,9 @@ fn another_frame_size_starts_over_and_points_outside_are_no_graphic() {
 #[test]
 fn a_badge_that_flickers_now_and_then_is_still_a_graphic() {
     let mut mask = GraphicsMask::new(GraphicsConfig::default());
-    let h = pan(4.0);
-    for i in 0..200 {
-        // one frame in ten the badge is gone (compression, a translucent badge over a change):
-        // the frame it goes and the frame it comes back both change it
-        let f = frame(4 * i, i % 10 != 9);
-        mask.observe(&RgbImage::new(&f, W, H).unwrap(), PictureChange::Moved(&h));
-    }
+    // one frame in ten the badge is gone (compression, a translucent badge over a change): the
+    // frame it goes and the frame it comes back both change it
+    pan_over(&mut mask, 0..200, |i| i % 10 != 9);
     assert!(mask.covers(BADGE));
     assert!(!mask.covers(SCENE));
 }
