@@ -471,6 +471,8 @@ pub struct VisionAnalyzer {
     init_job: Option<(u64, std::sync::mpsc::Receiver<InitResult>)>,
     /// Where the broadcast's graphics are (no ball there).
     graphics: GraphicsMask,
+    /// Whether the log said graphics were found.
+    graphics_noted: bool,
     /// Why the last frame had no camera (logged when it changes).
     camera_missing: Option<String>,
 }
@@ -519,6 +521,7 @@ impl VisionAnalyzer {
             camera_missing: None,
             init_job: None,
             graphics: GraphicsMask::new(GraphicsConfig::default()),
+            graphics_noted: false,
             settings,
         }
     }
@@ -712,6 +715,14 @@ impl Analyzer for VisionAnalyzer {
                 None => PictureChange::Unknown,
             },
         );
+        if !self.graphics_noted && self.graphics.share() > 0.0 {
+            self.graphics_noted = true;
+            tracing::info!(
+                frame = f.frame_number,
+                share = format!("{:.1} %", self.graphics.share() * 100.0),
+                "broadcast graphics found (still while the picture moves): no ball is taken on them"
+            );
+        }
         // the trackers work in pixels: move their state with the picture first; after a cut
         // no player box continues (identities come back through the pitch positions)
         if camera.cut {
@@ -774,12 +785,20 @@ impl Analyzer for VisionAnalyzer {
         let teams = s.teams.then_some(&self.teams);
         // a "ball" on a broadcast graphic (a round glyph of a badge) is none
         let mut balls = detections.balls();
+        let found = balls.len();
         balls.retain(|b| {
             let (x, y) = b.bbox.centre();
             !self
                 .graphics
                 .covers(sportz_vision::Point::new(f64::from(x), f64::from(y)))
         });
+        if balls.len() < found {
+            tracing::debug!(
+                frame = f.frame_number,
+                refused = found - balls.len(),
+                "ball candidates on a broadcast graphic refused"
+            );
+        }
         let step = self.ball.update_seen_by(
             f.video_timestamp,
             &balls,
