@@ -4,6 +4,24 @@
 //! tokio runtime and dispatches: the serving modes start in [`system`] (the desktop in
 //! [`desktop`], which hands the same runtime to Tauri), the other roles live in [`roles`].
 
+/// A line on stderr for the person at the terminal (progress, notes, skipped inputs). A closed
+/// stderr (`sportz track … 2>&1 | head`, a pager quit early) is ignored: `eprintln!` would panic
+/// there and end the analysis with its output half written.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// [`say!`] without the newline (a progress line redrawn with `\r`).
+macro_rules! say_inline {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod annotate;
 mod cli;
 mod config;
@@ -33,7 +51,7 @@ fn main() -> std::process::ExitCode {
     match run(cli, &matches) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("sportz: {e:#}");
+            say!("sportz: {e:#}");
             std::process::ExitCode::from(2)
         }
     }

@@ -374,3 +374,44 @@ fn eval_refuses_bad_input_with_what_it_expected() {
     assert_eq!(bad_export.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad_export.stderr).contains("possible values: cdf, gsr, mot"));
 }
+
+#[test]
+fn track_finishes_its_output_when_nobody_reads_its_stderr() {
+    // `sportz track … 2>&1 | head`, or a pager quit early: the progress line meets a closed
+    // pipe, and the analysis must still run to the end (it ended at once with exit 101 and an
+    // empty output file while the progress went through `eprint!`)
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&sportz(
+        &[
+            "synth",
+            "--seed",
+            "5152",
+            "--seconds",
+            "2",
+            "--size",
+            "640x360",
+            "--out",
+            "m",
+        ],
+        d,
+    ));
+    let mut child = Command::new(sportz_bin())
+        .args(["track", "m/match.mp4", "--out", "run.jsonl"])
+        .current_dir(d)
+        .env_remove("DISPLAY")
+        .env_remove("SPORTZ_MODEL")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sportz starts");
+    drop(child.stderr.take()); // nobody reads it
+    let status = child.wait().unwrap();
+    assert!(status.success(), "exit {status:?}");
+    let frames = std::fs::read_to_string(d.join("run.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with(r#"{"type":"frame""#))
+        .count();
+    assert_eq!(frames, 50);
+}

@@ -53,7 +53,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
         let decoded = match decode(&input.path) {
             Ok((d, _)) => d,
             Err(reason) => {
-                eprintln!("skipped {}: {reason}", input.name);
+                say!("skipped {}: {reason}", input.name);
                 skipped += 1;
                 continue;
             }
@@ -99,7 +99,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
             Err(e) => (None, Some(e.to_string())),
         };
         found += usize::from(camera.is_some());
-        eprintln!(
+        say!(
             "calibrating {}/{} {}: {} ({ms:.0} ms)",
             k + 1,
             inputs.len(),

@@ -59,16 +59,16 @@ pub fn run(args: &DetectArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let (mut written, mut objects) = (0usize, 0usize);
     for (k, input) in inputs.iter().enumerate() {
-        eprintln!("detecting {}/{} {}", k + 1, inputs.len(), input.name);
+        say!("detecting {}/{} {}", k + 1, inputs.len(), input.name);
         let decoded = match decode(&input.path) {
             Ok((decoded, note)) => {
                 if let Some(note) = note {
-                    eprintln!("note: {}: {note}", input.name);
+                    say!("note: {}: {note}", input.name);
                 }
                 decoded
             }
             Err(reason) => {
-                eprintln!("skipped {}: {reason}", input.name);
+                say!("skipped {}: {reason}", input.name);
                 skipped += 1;
                 continue;
             }
@@ -78,7 +78,7 @@ pub fn run(args: &DetectArgs) -> anyhow::Result<()> {
             Some(a) => {
                 if aspect == AspectRule::Auto && !widened_noted {
                     widened_noted = true;
-                    eprintln!(
+                    say!(
                         "note: {} is square: taken for a 16:9 frame stretched to a square (a dataset export) and widened to 16:9 before detection, as every square image will be; boxes stay in each image's own pixels (--aspect none: detect on images as they are)",
                         input.name
                     );
@@ -155,7 +155,7 @@ fn load(args: &DetectArgs) -> anyhow::Result<Detector> {
         }
         Some(p) => p.clone(),
         None => {
-            eprintln!("{}", crate::detector::BUILT_IN_NOTE);
+            say!("{}", crate::detector::BUILT_IN_NOTE);
             crate::detector::default_model_path()?
         }
     };

@@ -108,7 +108,7 @@ fn tracking(
             "no such events file {}",
             events_path.display()
         );
-        eprintln!(
+        say!(
             "note: no {} beside the truth; events are not scored",
             events_path.display()
         );
@@ -179,7 +179,7 @@ fn detection(args: &EvalArgs, dets_path: &Path, labels_dir: &Path) -> anyhow::Re
         .enumerate()
         .map(|(i, (n, c))| format!("{i} {n} → {}", class_name(*c)))
         .collect();
-    eprintln!("classes from {yaml_name}: {}", mapping.join(", "));
+    say!("classes from {yaml_name}: {}", mapping.join(", "));
 
     let labels = label_files(labels_dir)?;
     let missing: Vec<&(usize, sportz_eval::detection::ImageDetections)> = dets
@@ -281,7 +281,7 @@ fn keypoints(args: &EvalArgs, cams_path: &Path, labels_dir: &Path) -> anyhow::Re
             .unwrap_or_default()
             .to_owned();
         let Some(label) = labels.get(&stem) else {
-            eprintln!(
+            say!(
                 "{}: no label file {stem}.txt in {}",
                 cam.image,
                 labels_dir.display()

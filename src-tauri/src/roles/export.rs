@@ -106,15 +106,15 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<()> {
         done
     };
     if let Some(why) = &done.damaged {
-        eprintln!("warning: {why}; everything before it was exported");
+        say!("warning: {why}; everything before it was exported");
     }
     if done.unreadable > 0 {
-        eprintln!(
+        say!(
             "warning: {} recorded lines were not contract messages and were skipped",
             done.unreadable
         );
     }
-    eprintln!(
+    say!(
         "exported session {session} of match {m} as {}: {} messages, {} frames, {} events{}",
         format.name(),
         done.messages,

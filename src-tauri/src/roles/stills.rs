@@ -37,7 +37,7 @@ pub(crate) fn collect(args: &[PathBuf], skipped: &mut usize) -> Vec<Input> {
         let entries = match std::fs::read_dir(arg) {
             Ok(entries) => entries,
             Err(e) => {
-                eprintln!(
+                say!(
                     "skipped {}: not a file or a readable folder ({e})",
                     arg.display()
                 );
@@ -51,10 +51,10 @@ pub(crate) fn collect(args: &[PathBuf], skipped: &mut usize) -> Vec<Input> {
             let name = arg.join(path.file_name().unwrap_or_default());
             let name = name.display().to_string();
             if path.is_dir() {
-                eprintln!("skipped {name}: a folder (sub-folders are not read)");
+                say!("skipped {name}: a folder (sub-folders are not read)");
                 *skipped += 1;
             } else if !is_image_name(&path) {
-                eprintln!("skipped {name}: not a .jpg, .jpeg or .png file");
+                say!("skipped {name}: not a .jpg, .jpeg or .png file");
                 *skipped += 1;
             } else {
                 out.push(Input { path, name });

@@ -22,14 +22,15 @@ pub fn run(args: &crate::cli::SynthArgs) -> anyhow::Result<()> {
             last_print = std::time::Instant::now();
             let fps = p.frames_done as f64 / started.elapsed().as_secs_f64().max(1e-9);
             let eta = (p.frames_total - p.frames_done) as f64 / fps.max(1e-9);
-            eprint!(
+            say_inline!(
                 "\rrendering {}/{} frames  {fps:5.1} fps  ETA {eta:4.0} s ",
-                p.frames_done, p.frames_total
+                p.frames_done,
+                p.frames_total
             );
         }
     })
     .map_err(|e| anyhow::anyhow!("{e}"))?;
-    eprintln!();
+    say!();
     println!(
         "wrote {} frames ({} v {}, final score {}-{}, {} goals, {} events) to {}",
         summary.frames,

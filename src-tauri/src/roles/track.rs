@@ -46,7 +46,7 @@ pub async fn run(args: &TrackArgs) -> anyhow::Result<()> {
         None => None,
     };
     if args.model.is_none() {
-        eprintln!("{}", crate::detector::BUILT_IN_NOTE);
+        say!("{}", crate::detector::BUILT_IN_NOTE);
     }
     let mut factory = crate::detector::select(
         args.model.as_deref(),
@@ -77,7 +77,7 @@ pub async fn run(args: &TrackArgs) -> anyhow::Result<()> {
         )
         .await;
     out.flush()?;
-    eprintln!();
+    say!();
     outcome?;
     for path in export_tracking(&args.out, &args.export, &written.kept)? {
         println!("wrote {}", path.display());
@@ -229,7 +229,7 @@ impl Run {
 /// edit list or a damaged tail can leave fewer decodable frames, so it is shown as `≈N` and
 /// never as a count that must be reached; the ETA waits for a measured rate.
 fn progress(w: &Written, total: Option<u64>, started: Instant) {
-    eprint!(
+    say_inline!(
         "\r{}",
         progress_line(w.frames, w.events, total, started.elapsed().as_secs_f64())
     );
