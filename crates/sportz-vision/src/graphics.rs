@@ -22,6 +22,7 @@
 //! was refused with it.
 
 use crate::Point;
+use crate::camera::lines::luma;
 use crate::image::RgbImage;
 use crate::pitch::Homography;
 
@@ -208,21 +209,21 @@ impl GraphicsMask {
         let data = img.data();
         let (step, per_cell, first_half) = (s / 4, 4, 2);
         let half = s / 2;
-        let mut sums = vec![[0u32; 4]; cols * rows];
-        let mut steps = vec![0u32; cols * rows];
-        let mut lum = vec![0u32; cols * per_cell];
+        let mut sums = vec![[0.0f32; 4]; cols * rows];
+        let mut steps = vec![0.0f32; cols * rows];
+        let mut lum = vec![0.0f32; cols * per_cell];
         for y in (0..rows * s).step_by(step) {
             let row = &data[y * w * 3..(y + 1) * w * 3];
             for (l, px) in lum.iter_mut().zip(row.chunks_exact(3 * step)) {
-                *l = (77 * u32::from(px[0]) + 150 * u32::from(px[1]) + 29 * u32::from(px[2])) >> 8;
+                *l = luma([px[0], px[1], px[2]]);
             }
             let (r, q) = (y / s, 2 * usize::from(y % s >= half));
             for (c, cell) in lum.chunks_exact(per_cell).enumerate() {
                 let k = r * cols + c;
                 let (left, right) = cell.split_at(first_half);
-                sums[k][q] += left.iter().sum::<u32>();
-                sums[k][q + 1] += right.iter().sum::<u32>();
-                steps[k] += cell.windows(2).map(|p| p[0].abs_diff(p[1])).sum::<u32>();
+                sums[k][q] += left.iter().sum::<f32>();
+                sums[k][q + 1] += right.iter().sum::<f32>();
+                steps[k] += cell.windows(2).map(|p| (p[0] - p[1]).abs()).sum::<f32>();
             }
         }
         // each quarter holds 2 × 2 samples; each cell 4 rows of 3 steps
@@ -232,11 +233,11 @@ impl GraphicsMask {
             .map(|(q, &st)| {
                 let mut quarters = [0.0f32; 4];
                 for (v, sum) in quarters.iter_mut().zip(q) {
-                    *v = *sum as f32 / 4.0;
+                    *v = sum / 4.0;
                 }
                 Cell {
                     quarters,
-                    texture: st as f32 / n_steps,
+                    texture: st / n_steps,
                 }
             })
             .collect()
