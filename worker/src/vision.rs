@@ -808,8 +808,13 @@ impl Analyzer for VisionAnalyzer {
 
         let mut events: Vec<EventData> = Vec::new();
         if s.events {
-            let (ball_obs, player_obs) =
-                event_inputs(step.ball.as_ref(), &players, teams, calibration);
+            let (ball_obs, player_obs) = event_inputs(
+                step.ball.as_ref(),
+                &players,
+                teams,
+                calibration,
+                (f.width, f.height),
+            );
             let found = self.engine.step(&EventFrame {
                 frame_number: f.frame_number,
                 video_timestamp: f.video_timestamp,

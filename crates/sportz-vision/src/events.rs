@@ -40,7 +40,9 @@
 //!   frames (not when it went in), dated to the exit. Over a goal line it is published
 //!   `goal_confirm_secs` later unless the ball turns up in the net meanwhile; over a touchline
 //!   `touchline_confirm_secs` later unless the ball comes back into play meanwhile (a ball in
-//!   the air over the far half projects beyond the far touchline). Its `restart`
+//!   the air over the far half projects beyond the far touchline) — except when it was seen
+//!   surely beyond the line (beyond the line the camera stands behind, where nothing in the
+//!   air is read: `BallObs::camera_at`), then it is out whatever follows. Its `restart`
 //!   detail: `throw_in` over a touchline; over a goal line `corner_kick` when the last holder's
 //!   side defends that goal, `goal_kick` when the other side does (which side defends which
 //!   goal: `ends.rs`, from where the sides stand), none when either is unknown.
@@ -73,7 +75,7 @@ use serde_json::{Map, Value};
 use sportz_contract::{EventKind, TeamSide};
 
 use crate::Point;
-use crate::pitch::{GOAL_HALF_WIDTH_M, LENGTH_M, WIDTH_M, is_inside};
+use crate::pitch::{GOAL_HALF_WIDTH_M, LENGTH_M, WIDTH_M, is_inside, surely_beyond_a_line};
 
 mod ends;
 
@@ -201,6 +203,10 @@ pub struct BallObs {
     pub with_camera: bool,
     /// How high the ball is, metres, when its flight placed it (`pitch` is then under it).
     pub height_m: Option<f64>,
+    /// Where the camera stands on the ground (metres), when known: a ball read beyond a line
+    /// the camera stands beyond too is surely out, however high it is
+    /// ([`crate::pitch::surely_beyond_a_line`]).
+    pub camera_at: Option<Point>,
 }
 
 /// A player as the engine sees it in one frame.
@@ -291,6 +297,9 @@ struct Exit {
     player: Option<u64>,
     confidence: f64,
     restart: Option<&'static str>,
+    /// Seen surely beyond the line (`BallObs::camera_at`): not undone by the ball seen inside
+    /// again — a ball picked up beyond the near touchline is read inside it while in the hands.
+    sure: bool,
 }
 
 /// A frame, and where on the pitch the ball was seen in it.
@@ -350,6 +359,8 @@ pub struct EventEngine {
     history: VecDeque<(f64, Point)>,
     shot_armed: bool,
     out_frames: u32,
+    /// One of those frames saw the ball surely beyond the lines.
+    out_sure: bool,
     /// Consecutive detected frames with the ball inside the lines, and where the first was
     /// (when reached at a ball's speed).
     in_frames: u32,
@@ -424,6 +435,7 @@ impl EventEngine {
             history: VecDeque::new(),
             shot_armed: true,
             out_frames: 0,
+            out_sure: false,
             in_frames: 0,
             in_from: None,
             net_frames: 0,
@@ -914,6 +926,7 @@ impl EventEngine {
                     player: holder_id,
                     confidence: 0.5,
                     restart: Some("throw_in"),
+                    sure: false,
                 },
             );
             // the kick went out: a pass nobody received, or none
@@ -929,6 +942,7 @@ impl EventEngine {
         let outside = !is_inside(pos, self.cfg.ball_out_margin_m);
         if !outside && is_inside(pos, 0.0) {
             self.out_frames = 0;
+            self.out_sure = false;
         }
         if !ball.predicted {
             if !is_inside(pos, 0.0) {
@@ -948,7 +962,7 @@ impl EventEngine {
             // back in play soon after a ball out over a touchline: it was in the air, or at a
             // dribbler's feet on the line
             if self.in_frames >= self.cfg.ball_out_frames
-                && self.pending_exit.is_some_and(|x| !x.goal_line)
+                && self.pending_exit.is_some_and(|x| !x.goal_line && !x.sure)
                 && self.in_from.is_some_and(|(t0, p0)| {
                     p0.distance(&pos) >= self.cfg.back_in_play_mps * (t - t0).max(1e-6)
                 })
@@ -967,6 +981,12 @@ impl EventEngine {
         }
         if outside && !ball.predicted {
             self.out_frames += 1;
+            self.out_sure |= ball
+                .camera_at
+                .is_some_and(|c| surely_beyond_a_line(pos, c, self.cfg.ball_out_margin_m));
+            if let Some(x) = self.pending_exit.as_mut() {
+                x.sure |= self.out_sure;
+            }
             if self.out_frames >= self.cfg.ball_out_frames && !self.out_fired {
                 self.out_fired = true;
                 let at = Point::new(pos.x.clamp(0.0, LENGTH_M), pos.y.clamp(0.0, WIDTH_M));
@@ -997,6 +1017,7 @@ impl EventEngine {
                     player: holder_id,
                     confidence: ball.confidence,
                     restart,
+                    sure: self.out_sure,
                 });
             }
         }

@@ -11,9 +11,10 @@ use ulid::Ulid;
 
 use crate::Point;
 use crate::ball::{BallState, TrailSample};
+use crate::camera::BroadcastCamera;
 use crate::detect::Detection;
 use crate::events::{BallObs, Event, PlayerObs};
-use crate::pitch::Calibration;
+use crate::pitch::{Calibration, Homography};
 use crate::teams::TeamAssigner;
 
 /// What the source says about a frame.
@@ -132,14 +133,25 @@ fn hex(c: crate::teams::Colour) -> String {
     sportz_contract::frame::hex_of_rgb(c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8))
 }
 
+/// Where the camera whose ground homography is `image_from_pitch` stands on the ground, metres
+/// (`None` when no camera fits it: a top-down view, a degenerate fit).
+#[must_use]
+pub fn camera_on_ground(image_from_pitch: &Homography, width: u32, height: u32) -> Option<Point> {
+    BroadcastCamera::from_homography(&image_from_pitch.matrix(), width, height)
+        .ok()
+        .map(|c| Point::new(c.position[0], c.position[1]))
+}
+
 /// The event engine's view of the trackers' output: the ball and the players (keepers
-/// included); referees are left out, they never have the ball.
+/// included); referees are left out, they never have the ball. `frame_size` (pixels) places
+/// the camera through the calibration.
 #[must_use]
 pub fn event_inputs(
     ball: Option<&BallState>,
     players: &[Detection],
     teams: Option<&TeamAssigner>,
     calibration: Option<&Calibration>,
+    frame_size: (u32, u32),
 ) -> (Option<BallObs>, Vec<PlayerObs>) {
     let ball = ball.map(|b| BallObs {
         pitch: b.pitch.filter(|_| calibration.is_some()),
@@ -147,6 +159,8 @@ pub fn event_inputs(
         confidence: b.confidence,
         with_camera: calibration.is_some(),
         height_m: b.height_m,
+        camera_at: calibration
+            .and_then(|c| camera_on_ground(&c.image_from_pitch, frame_size.0, frame_size.1)),
     });
     let players = players
         .iter()

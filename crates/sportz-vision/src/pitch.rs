@@ -134,6 +134,22 @@ pub fn is_inside(p: Point, margin_m: f64) -> bool {
         && (-margin_m..=WIDTH_M + margin_m).contains(&p.y)
 }
 
+/// Whether a ground reading `p` (a point seen through the ground homography) is surely beyond a
+/// line by `margin_m`, whatever the height of what was seen: a thing above the ground is read
+/// farther from the camera than it stands (on the ground, the ray through it goes on past it),
+/// so it stands on the segment from the camera's place on the ground (`camera`) to `p`. Beyond
+/// a line both ends of it are (the region beyond a line is a half-plane) only when the camera
+/// stands beyond that line too — a main camera behind the near touchline sees a ball beyond
+/// that line surely out, but one read beyond the far touchline may be in the air above the
+/// pitch.
+#[must_use]
+pub fn surely_beyond_a_line(p: Point, camera: Point, margin_m: f64) -> bool {
+    (p.x < -margin_m && camera.x < 0.0)
+        || (p.x > LENGTH_M + margin_m && camera.x > LENGTH_M)
+        || (p.y < -margin_m && camera.y < 0.0)
+        || (p.y > WIDTH_M + margin_m && camera.y > WIDTH_M)
+}
+
 /// Why a homography cannot be built.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum PitchError {

@@ -8,6 +8,8 @@ struct Script {
     frames: Vec<(Option<Point>, Vec<PlayerObs>)>,
     /// The ball's height per frame where its flight placed it (`BallObs::height_m`).
     heights: std::collections::BTreeMap<usize, f64>,
+    /// Where the camera stands on the ground (`BallObs::camera_at`), in every frame.
+    camera: Option<Point>,
 }
 
 const HOME: Option<TeamSide> = Some(TeamSide::Home);
@@ -89,6 +91,7 @@ impl Script {
                     confidence: 0.9,
                     with_camera: true,
                     height_m: self.heights.get(&i).copied(),
+                    camera_at: self.camera,
                 }),
                 players,
             }));
@@ -608,6 +611,7 @@ fn ball_lost_fires_once_when_the_ball_goes() {
         confidence: 0.5,
         with_camera: false,
         height_m: None,
+        camera_at: None,
     });
     assert!(engine.step(&frame(0, seen)).is_empty());
     let events: Vec<Event> = (1..=gone)
@@ -726,6 +730,60 @@ fn a_clearance_out_over_the_touchline_is_a_pass_nobody_received() {
         .hold(50, |_| Some(at(55.0, 69.5)), &thrower);
     let pass = picked.run().into_iter().find(|e| e.kind == Pass).unwrap();
     assert_eq!(pass.details["outcome"], "out");
+}
+
+#[test]
+fn a_ball_seen_beyond_the_touchline_the_camera_stands_behind_is_out_whatever_follows() {
+    // the ball kicked out over the near touchline lands 2.6 m beyond it; the thrower picks it
+    // up there, and while it rises in his hands it is read moving back inside the line (a
+    // ball above the ground is read farther from the camera than it is)
+    let thrower = [player(1, HOME, 50.0, 60.0), player(3, AWAY, 55.0, 69.5)];
+    let mut s = Script::default()
+        .hold(8, |_| Some(at(50.3, 60.2)), &thrower)
+        .roll(at(50.3, 60.2), at(55.0, 70.6), 20.0, &thrower)
+        .hold(2, |_| Some(at(55.0, 70.6)), &thrower)
+        .roll(at(55.0, 70.6), at(55.2, 67.3), 7.0, &thrower)
+        .hold(20, |_| Some(at(55.2, 67.3)), &thrower)
+        .hold(50, |_| None, &thrower);
+    let outs = |s: &Script| {
+        s.run()
+            .into_iter()
+            .filter(|e| e.kind == BallOut)
+            .map(|e| (e.frame_number, e.details["restart"].clone()))
+            .collect::<Vec<_>>()
+    };
+    // without knowing where the camera is, that reads as the ball back in play: no ball out
+    assert_eq!(outs(&s), []);
+    // the main camera behind the near touchline: nothing in the air is read beyond it, so the
+    // ball was out; dated to its third frame seen beyond the line
+    s.camera = Some(at(52.5, 106.0));
+    let first_out = s
+        .frames
+        .iter()
+        .position(|(b, _)| b.is_some_and(|b| b.y > WIDTH_M + 0.3))
+        .unwrap() as u64;
+    assert_eq!(outs(&s), [(first_out + 2, Value::from("throw_in"))]);
+    // the same ball read beyond the far touchline, the camera on the other side: it may have
+    // been in the air over the pitch, and the ball back in play undoes the ball out
+    let mirrored = |p: Option<Point>| p.map(|p| at(p.x, WIDTH_M - p.y));
+    let far = Script {
+        frames: s
+            .frames
+            .iter()
+            .map(|(b, ps)| {
+                let ps = ps
+                    .iter()
+                    .map(|p| PlayerObs {
+                        pitch: mirrored(p.pitch),
+                        ..*p
+                    })
+                    .collect();
+                (mirrored(*b), ps)
+            })
+            .collect(),
+        ..s.clone()
+    };
+    assert_eq!(outs(&far), []);
 }
 
 #[test]

@@ -104,11 +104,17 @@ fn calibrated_frames_carry_metres_and_teams() {
     );
     assert_eq!(p.team, Some(TeamSide::Other));
     assert_eq!((p.track_id, p.bbox), (7, [90.0, 100.0, 110.0, 200.0]));
-    let (b, players) = event_inputs(Some(&ball()), &people(), Some(&teams), Some(&cal));
+    let (b, players) = event_inputs(
+        Some(&ball()),
+        &people(),
+        Some(&teams),
+        Some(&cal),
+        (1280, 720),
+    );
     assert_eq!(b.unwrap().pitch, Some(Point::new(52.5, 34.4)));
     assert_eq!(players.len(), 1);
     assert_eq!(players[0].team, Some(TeamSide::Other));
-    let (b, players) = event_inputs(Some(&ball()), &people(), None, None);
+    let (b, players) = event_inputs(Some(&ball()), &people(), None, None, (1280, 720));
     assert_eq!(b.unwrap().pitch, None, "no calibration, no metres");
     assert_eq!(players[0].pitch, None);
     // a referee is published in the frame but never has the ball
@@ -123,7 +129,13 @@ fn calibrated_frames_carry_metres_and_teams() {
         Some(&cal),
     );
     assert_eq!(f.players.len(), 1);
-    let (_, players) = event_inputs(Some(&ball()), &referee, Some(&teams), Some(&cal));
+    let (_, players) = event_inputs(
+        Some(&ball()),
+        &referee,
+        Some(&teams),
+        Some(&cal),
+        (1280, 720),
+    );
     assert!(players.is_empty(), "{players:?}");
 }
 
@@ -218,4 +230,45 @@ fn a_ball_faster_than_any_kick_has_no_speed() {
     };
     assert_eq!(speed(25.0), Some(25.0));
     assert_eq!(speed(95.0), None);
+}
+
+#[test]
+fn the_event_engine_is_told_where_the_camera_stands() {
+    // a main camera 38 m behind the near touchline, 15 m up, aimed at the centre spot
+    let truth = crate::camera::BroadcastCamera {
+        position: [50.0, 106.0, 15.0],
+        pan: (2.5f64).atan2(72.0),
+        tilt: (15.0f64).atan2(2.5f64.hypot(72.0)),
+        roll: 0.0,
+        focal_px: 1400.0,
+        width: 1280,
+        height: 720,
+    };
+    let image_from_pitch = truth.image_from_pitch().unwrap();
+    let at = camera_on_ground(&image_from_pitch, 1280, 720).unwrap();
+    assert!(at.distance(&Point::new(50.0, 106.0)) < 0.01, "{at:?}");
+    // ... and through a calibration fitted to the lines it sees
+    let pairs = [
+        (0.0, 0.0),
+        (105.0, 0.0),
+        (105.0, 68.0),
+        (0.0, 68.0),
+        (52.5, 34.0),
+    ]
+    .map(|(x, y)| {
+        let pitch = Point::new(x, y);
+        PointPair {
+            image: image_from_pitch.apply(pitch).unwrap(),
+            pitch,
+        }
+    });
+    let cal = Calibration::fit(&pairs, &RansacConfig::default()).unwrap();
+    let (b, _) = event_inputs(Some(&ball()), &[], None, Some(&cal), (1280, 720));
+    let seen = b.unwrap().camera_at.unwrap();
+    assert!(seen.distance(&at) < 0.05, "{seen:?}");
+    // no camera fits a top-down view, and none without a calibration
+    let top_down = Homography::from_matrix([[4.0, 0.0, 10.0], [0.0, 4.0, 10.0], [0.0, 0.0, 1.0]]);
+    assert_eq!(camera_on_ground(&top_down.unwrap(), 1280, 720), None);
+    let (b, _) = event_inputs(Some(&ball()), &[], None, None, (1280, 720));
+    assert_eq!(b.unwrap().camera_at, None);
 }

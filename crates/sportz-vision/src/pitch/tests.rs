@@ -197,3 +197,35 @@ fn landmarks_and_lines() {
     assert!(!is_inside(Point::new(-0.5, 30.0), 0.2));
     assert!(is_inside(Point::new(-0.5, 30.0), 1.0));
 }
+
+#[test]
+fn a_reading_is_surely_beyond_a_line_only_with_the_camera_beyond_it_too() {
+    // (reading, camera, surely beyond by 0.3 m)
+    let main_camera = Point::new(52.5, 106.0);
+    let behind_the_left_goal = Point::new(-30.0, 34.0);
+    let cases = [
+        // beyond the near touchline, the camera's side: nothing in the air reads out there
+        (Point::new(60.0, 70.6), main_camera, true),
+        (Point::new(60.0, 68.2), main_camera, false), // within the margin
+        // beyond the far touchline: may be a ball in the air above the pitch
+        (Point::new(60.0, -4.0), main_camera, false),
+        // beyond a goal line, the camera at halfway
+        (Point::new(-2.0, 30.0), main_camera, false),
+        (Point::new(107.0, 30.0), main_camera, false),
+        // a camera behind the left goal sees beyond that goal line surely, not the others
+        (Point::new(-2.0, 30.0), behind_the_left_goal, true),
+        (Point::new(107.0, 30.0), behind_the_left_goal, false),
+        (Point::new(60.0, 70.6), behind_the_left_goal, false),
+        // inside the lines: never
+        (Point::new(52.5, 34.0), main_camera, false),
+        // beyond two lines (a corner), the camera beyond one of them
+        (Point::new(-1.0, 69.0), main_camera, true),
+    ];
+    for (p, cam, sure) in cases {
+        assert_eq!(
+            surely_beyond_a_line(p, cam, 0.3),
+            sure,
+            "{p:?} seen from {cam:?}"
+        );
+    }
+}
