@@ -107,6 +107,11 @@ pub struct EventConfig {
     pub speed_window_secs: f64,
     pub ball_out_frames: u32,
     pub ball_out_margin_m: f64,
+    /// A ball read beyond the line the camera stands behind is surely out
+    /// (`BallObs::camera_at`) only from a detection at least this confident: on the shared
+    /// real clip a weak "ball" (0.25–0.33) stood 1.9 m beyond the near touchline for ten
+    /// frames while the real one was dribbled along it.
+    pub sure_out_confidence: f64,
     /// How long a ball out over a goal line waits for the ball to turn up in the net.
     pub goal_confirm_secs: f64,
     /// How long a ball out over a touchline waits for the ball to come back into play (then it
@@ -131,6 +136,14 @@ pub struct EventConfig {
     /// beyond the line, and lost before it lands). Longer than a long ball hangs in the air.
     pub restart_gap_secs: f64,
     pub throw_in_band_m: f64,
+    /// ... or, thrown far, within this of a touchline coming down from the air: seen in the
+    /// air (no place on the pitch) up to `throw_landing_secs` before, in sightings that began
+    /// after the earlier flight was lost — the thrower's ball held up overhead and its flight.
+    /// A throw-in is thrown 10–20 m (the tuning seeds' far-touchline throw-ins came down
+    /// 11–16 m in; the thrower's ball overhead beyond the far touchline reads tens of metres
+    /// beyond it, so nothing of the throw is placed before it lands).
+    pub throw_reach_m: f64,
+    pub throw_landing_secs: f64,
     /// A ball position farther than this outside the lines is not on the ground (a ball in the
     /// air projects far beyond the pitch, even above the horizon): the frame is ignored.
     pub implausible_beyond_m: f64,
@@ -175,6 +188,7 @@ impl Default for EventConfig {
             speed_window_secs: 0.12,
             ball_out_frames: 3,
             ball_out_margin_m: 0.3,
+            sure_out_confidence: 0.5,
             goal_confirm_secs: 2.0,
             touchline_confirm_secs: 1.2,
             back_in_play_mps: 3.0,
@@ -183,6 +197,8 @@ impl Default for EventConfig {
             goal_dead_secs: 10.0,
             restart_gap_secs: 2.5,
             throw_in_band_m: 3.0,
+            throw_reach_m: 25.0,
+            throw_landing_secs: 0.6,
             implausible_beyond_m: 10.0,
             in_flight_above_m: 2.0,
             kickoff_spot_m: 2.0,
@@ -374,6 +390,9 @@ pub struct EventEngine {
     pending_exit: Option<Exit>,
     previous_pitch: Option<Point>,
     last_ground: Option<GroundSeen>,
+    /// The last run of sightings in the air that did not continue a flight (its first and last
+    /// frames, holes of up to `ball_lost_frames`): a thrower's ball and its throw.
+    unplaced: Option<(Stamp, Stamp)>,
     /// The last detected frame with the ball on the pitch, and for how many detected frames
     /// in a row up to it the ball was at rest (slower than `back_in_play_mps`).
     last_seen: Option<(Stamp, Point, u32)>,
@@ -448,6 +467,7 @@ impl EventEngine {
             last_seen: None,
             moved_from: None,
             throw_in_after: None,
+            unplaced: None,
             kick_far: false,
             kick_reach: 0.0,
             kick_shot: false,
@@ -694,23 +714,34 @@ impl EventEngine {
                 g.released = beyond.map(|p| (now, p));
             }
         }
+        if !flying {
+            let hole = u64::from(self.cfg.ball_lost_frames);
+            self.unplaced = Some(match self.unplaced {
+                Some((first, last)) if now.frame.saturating_sub(last.frame) <= hole => (first, now),
+                _ => (now, now),
+            });
+        }
     }
 
     /// The ball back in play within `throw_in_band_m` of a touchline after `restart_gap_secs`
-    /// unseen on the pitch: a throw-in, so it went out over that line unseen — when it was seen
-    /// lying beyond the lines, else when its flight was lost; and the release, when it was
-    /// seen beyond that line. `None` when a ball out or a goal was published meanwhile.
+    /// unseen on the pitch, or come down from a throw within `throw_reach_m` of one: a
+    /// throw-in, so it went out over that line unseen — when it was seen lying beyond the
+    /// lines, else when its flight was lost; and the throw, when it was seen: its release
+    /// beyond that line, else the first sighting of the thrower's ball in the air (on the line
+    /// where the ball came down). `None` when a ball out or a goal was published meanwhile.
     fn unseen_throw_in(&self, now: Stamp, pos: Point) -> Option<(Stamp, Point, Option<Sighting>)> {
         let g = self.last_ground?;
-        let band = self.cfg.throw_in_band_m;
-        let line = if pos.y <= band {
-            0.0
-        } else if pos.y >= WIDTH_M - band {
-            WIDTH_M
-        } else {
-            return None;
-        };
         if self.out_fired || !is_inside(pos, 0.0) || now.t - g.at.t < self.cfg.restart_gap_secs {
+            return None;
+        }
+        let (band, reach) = (self.cfg.throw_in_band_m, self.cfg.throw_reach_m);
+        let (line, from_line) = if pos.y <= WIDTH_M / 2.0 {
+            (0.0, pos.y)
+        } else {
+            (WIDTH_M, WIDTH_M - pos.y)
+        };
+        let thrown = self.thrown(now);
+        if from_line > band && (from_line > reach || thrown.is_none()) {
             return None;
         }
         let at = if g.seen_out { g.at } else { g.flight_end };
@@ -723,7 +754,21 @@ impl EventEngine {
             }
         });
         let x = release.map_or(pos.x, |(_, r)| r.x);
-        Some((at, Point::new(x, line), release))
+        let throw = release.or_else(|| thrown.map(|first| (first, Point::new(x, line))));
+        Some((at, Point::new(x, line), throw))
+    }
+
+    /// The ball comes down now from a throw: sightings in the air since it was last on the
+    /// pitch, not continuing its flight (the thrower's ball held up overhead, then its flight),
+    /// up to `throw_landing_secs` before — the first of them.
+    fn thrown(&self, now: Stamp) -> Option<Stamp> {
+        let on_pitch = self.last_ground.map(|g| g.at.t);
+        self.unplaced
+            .filter(|(first, last)| {
+                on_pitch.is_none_or(|t| first.t > t)
+                    && now.t - last.t <= self.cfg.throw_landing_secs
+            })
+            .map(|(first, _)| first)
     }
 
     #[must_use]
@@ -911,7 +956,7 @@ impl EventEngine {
         {
             self.out_fired = true;
             self.throw_in_after = Some(at);
-            // the throw is dated by its release where that was seen
+            // the throw is dated by its release, or the thrower's ball in the air, where seen
             if release.is_some() {
                 self.moved_from = release;
             }
@@ -981,9 +1026,10 @@ impl EventEngine {
         }
         if outside && !ball.predicted {
             self.out_frames += 1;
-            self.out_sure |= ball
-                .camera_at
-                .is_some_and(|c| surely_beyond_a_line(pos, c, self.cfg.ball_out_margin_m));
+            self.out_sure |= ball.confidence >= self.cfg.sure_out_confidence
+                && ball
+                    .camera_at
+                    .is_some_and(|c| surely_beyond_a_line(pos, c, self.cfg.ball_out_margin_m));
             if let Some(x) = self.pending_exit.as_mut() {
                 x.sure |= self.out_sure;
             }

@@ -10,6 +10,8 @@ struct Script {
     heights: std::collections::BTreeMap<usize, f64>,
     /// Where the camera stands on the ground (`BallObs::camera_at`), in every frame.
     camera: Option<Point>,
+    /// The ball's detection confidence in every frame, when not 0.9.
+    confidence: Option<f64>,
 }
 
 const HOME: Option<TeamSide> = Some(TeamSide::Home);
@@ -88,7 +90,7 @@ impl Script {
                 ball: ball.map(|p| BallObs {
                     pitch: Some(p),
                     predicted: false,
-                    confidence: 0.9,
+                    confidence: self.confidence.unwrap_or(0.9),
                     with_camera: true,
                     height_m: self.heights.get(&i).copied(),
                     camera_at: self.camera,
@@ -763,6 +765,13 @@ fn a_ball_seen_beyond_the_touchline_the_camera_stands_behind_is_out_whatever_fol
         .position(|(b, _)| b.is_some_and(|b| b.y > WIDTH_M + 0.3))
         .unwrap() as u64;
     assert_eq!(outs(&s), [(first_out + 2, Value::from("throw_in"))]);
+    // ... seen surely only by a confident detection: a weak "ball" beyond the line is as often
+    // something else there while the real one is dribbled along it (the shared real clip)
+    let weak = Script {
+        confidence: Some(0.3),
+        ..s.clone()
+    };
+    assert_eq!(outs(&weak), []);
     // the same ball read beyond the far touchline, the camera on the other side: it may have
     // been in the air over the pitch, and the ball back in play undoes the ball out
     let mirrored = |p: Option<Point>| p.map(|p| at(p.x, WIDTH_M - p.y));
@@ -784,6 +793,71 @@ fn a_ball_seen_beyond_the_touchline_the_camera_stands_behind_is_out_whatever_fol
         ..s.clone()
     };
     assert_eq!(outs(&far), []);
+}
+
+/// Seeds m22013 and f77081: lofted out over the far touchline and lost in the air, the ball
+/// comes back by a throw-in thrown 10–15 m, nothing of it placed before it lands (the
+/// thrower's ball overhead beyond the far touchline, and its flight, read far beyond the line).
+#[test]
+fn a_long_throw_in_after_a_ball_lofted_out_unseen_is_found_where_it_comes_down() {
+    let passer = player(1, HOME, 40.0, 20.0);
+    let receiver = player(4, AWAY, 52.0, 14.0);
+    let players = [passer, receiver];
+    let kicked = Script::default()
+        .hold(8, |_| Some(at(40.3, 20.2)), &players)
+        .roll(at(40.3, 20.2), at(46.0, 12.0), 20.0, &players);
+    // seen in the air (read far beyond the line) until the flight is lost, then unseen
+    let lofted = kicked
+        .clone()
+        .hold(20, |_| Some(at(50.0, -40.0)), &players)
+        .hold(60, |_| None, &players);
+    let flight_end = (kicked.frames.len() + 19) as u64;
+    let throw = lofted.frames.len() as u64;
+    // the thrower's ball held up overhead, then thrown, in the air all along; down at `y`
+    let thrown = |s: &Script, y: f64| {
+        s.clone()
+            .hold(15, |_| Some(at(52.0, -30.0)), &players)
+            .hold(25, |_| Some(at(52.0, -25.0)), &players)
+            .hold(40, move |_| Some(at(52.0, y)), &players)
+    };
+    let events = check(
+        &thrown(&lofted, 14.0),
+        &[
+            (Possession, Some(1)),
+            (BallLost, Some(1)),
+            (Pass, Some(1)),
+            (BallOut, Some(1)),
+            (PossessionChange, None),
+            (Possession, None),
+            (Pass, None),
+            (Possession, Some(4)),
+        ],
+    );
+    let out = &events[3];
+    assert_eq!(
+        (out.frame_number, out.pitch, &out.details["restart"]),
+        (flight_end, Some(at(52.0, 0.0)), &"throw_in".into())
+    );
+    // the throw by an unseen thrower, dated to his ball first seen overhead, to the receiver
+    let pass = &events[6];
+    assert_eq!(
+        (pass.frame_number, pass.team, &pass.details["receiver"]),
+        (throw, AWAY, &4.into())
+    );
+    let outs = |s: &Script| s.run().iter().filter(|e| e.kind == BallOut).count();
+    // near misses: farther from the touchline than any throw
+    assert_eq!(outs(&thrown(&lofted, 30.0)), 0);
+    // back on the pitch without coming down from the air: a restart unseen (a close-up), or
+    // the ball seen again anywhere
+    let appeared = lofted.clone().hold(40, |_| Some(at(52.0, 14.0)), &players);
+    assert_eq!(outs(&appeared), 0);
+    // a long ball seen in the air all along, received 14 m from the line after 3 s: its own
+    // flight, no throw
+    let long_ball = kicked
+        .clone()
+        .hold(75, |_| Some(at(50.0, -40.0)), &players)
+        .hold(40, |_| Some(at(52.0, 14.0)), &players);
+    assert_eq!(outs(&long_ball), 0);
 }
 
 #[test]
