@@ -77,6 +77,9 @@ use sportz_contract::{EventKind, TeamSide};
 use crate::Point;
 use crate::pitch::{GOAL_HALF_WIDTH_M, LENGTH_M, WIDTH_M, is_inside, surely_beyond_a_line};
 
+/// Stamps kept for dating back (6 s at 25 fps; a throw flies under 2 s).
+const RECENT_FRAMES: usize = 150;
+
 mod ends;
 
 /// Every threshold of the engine.
@@ -144,6 +147,12 @@ pub struct EventConfig {
     /// beyond it, so nothing of the throw is placed before it lands).
     pub throw_reach_m: f64,
     pub throw_landing_secs: f64,
+    /// A throw-in nobody saw taken (the thrower and the ball in his hands unseen — beyond the far
+    /// touchline the ball is small and read far beyond the line) is dated back from where the
+    /// ball came down: its distance from the line at this speed, m/s (the tuning seeds'
+    /// far-touchline throws flew 13–15 m in 1.4–1.5 s; a real throw-in leaves the hands at
+    /// 10–15 m/s).
+    pub throw_speed_mps: f64,
     /// A ball position farther than this outside the lines is not on the ground (a ball in the
     /// air projects far beyond the pitch, even above the horizon): the frame is ignored.
     pub implausible_beyond_m: f64,
@@ -199,6 +208,7 @@ impl Default for EventConfig {
             throw_in_band_m: 3.0,
             throw_reach_m: 25.0,
             throw_landing_secs: 0.6,
+            throw_speed_mps: 10.0,
             implausible_beyond_m: 10.0,
             in_flight_above_m: 2.0,
             kickoff_spot_m: 2.0,
@@ -373,6 +383,11 @@ pub struct EventEngine {
     candidate: Option<(u64, u32)>,
     /// Detected ball positions `(t, pitch)`, recent first at the back.
     history: VecDeque<(f64, Point)>,
+    /// The last frames' stamps, for an event dated back to a moment no sighting marks.
+    recent: VecDeque<Stamp>,
+    /// The ball's first place on the pitch after a ball out over a touchline: where the throw
+    /// came down.
+    landed: Option<Sighting>,
     shot_armed: bool,
     out_frames: u32,
     /// One of those frames saw the ball surely beyond the lines.
@@ -452,6 +467,8 @@ impl EventEngine {
             holder: None,
             candidate: None,
             history: VecDeque::new(),
+            recent: VecDeque::new(),
+            landed: None,
             shot_armed: true,
             out_frames: 0,
             out_sure: false,
@@ -521,6 +538,7 @@ impl EventEngine {
             let thrown = self.throw_in_after.and_then(|exit| {
                 self.moved_from
                     .filter(|(s, _)| s.frame >= exit.frame && t - s.t <= self.cfg.pass_max_secs)
+                    .or_else(|| self.unseen_throw(exit))
             });
             // a pass is an attempt: completed to a teammate or intercepted by an
             // opponent (as match data counts them); known on reception, dated to
@@ -758,6 +776,28 @@ impl EventEngine {
         Some((at, Point::new(x, line), throw))
     }
 
+    /// A throw-in after the ball out at `exit` that nobody saw taken: dated back from where the
+    /// ball came down by its distance from the nearer touchline at `throw_speed_mps` (not
+    /// before the exit), on that line.
+    fn unseen_throw(&self, exit: Stamp) -> Option<Sighting> {
+        let (down, p) = self.landed.filter(|(s, _)| s.frame >= exit.frame)?;
+        let line = if p.y <= WIDTH_M / 2.0 { 0.0 } else { WIDTH_M };
+        Some((self.thrown_back(down, p, exit), Point::new(p.x, line)))
+    }
+
+    /// When a throw that came down at `p` at `down` left the nearer touchline, at
+    /// `throw_speed_mps` — the nearest frame kept, not before `since`.
+    fn thrown_back(&self, down: Stamp, p: Point, since: Stamp) -> Stamp {
+        let from_line = p.y.min(WIDTH_M - p.y).clamp(0.0, self.cfg.throw_reach_m);
+        let at = down.t - from_line / self.cfg.throw_speed_mps;
+        self.recent
+            .iter()
+            .filter(|s| s.frame >= since.frame && s.t <= down.t)
+            .min_by(|a, b| (a.t - at).abs().total_cmp(&(b.t - at).abs()))
+            .copied()
+            .unwrap_or(down)
+    }
+
     /// The ball comes down now from a throw: sightings in the air since it was last on the
     /// pitch, not continuing its flight (the thrower's ball held up overhead, then its flight),
     /// up to `throw_landing_secs` before — the first of them.
@@ -799,6 +839,10 @@ impl EventEngine {
     /// One frame in, the events it produced out.
     pub fn step(&mut self, f: &EventFrame<'_>) -> Vec<Event> {
         let now = Stamp::of(f);
+        if self.recent.len() == RECENT_FRAMES {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(now);
         // an event dated to an earlier frame than this one keeps its id unique among that
         // frame's events by a sequence number above theirs
         let mut emit = Emitted::new(now.frame, BACKDATED_SEQ);
@@ -1121,6 +1165,14 @@ impl EventEngine {
             });
         }
 
+        // where the ball came down after a ball out over a touchline: the throw-in
+        if !paint
+            && is_inside(pos, 0.0)
+            && let Some(exit) = self.throw_in_after
+            && self.landed.is_none_or(|(s, _)| s.frame < exit.frame)
+        {
+            self.landed = Some((now, pos));
+        }
         // where the ball last set off from rest (not from the paint)
         if !paint {
             let moving = speed.is_some_and(|v| v >= self.cfg.back_in_play_mps);

@@ -955,6 +955,8 @@ fn a_ball_lofted_out_unseen_is_found_by_its_throw_in() {
     assert_eq!(out.map(|e| e.frame_number), Some(landed), "{events:#?}");
     // (the release is where it was thrown from, the ball landing 5 m further on)
     for (name, s, x) in [("release", released, 47.0), ("centre spot", painted, 52.0)] {
+        // the throw, half a metre from the line, flew 0.05 s: it left the hands a frame before
+        let came_down = s.frames.len() as u64;
         let events = thrown(s, 0.5).run();
         let out = events.iter().find(|e| e.kind == BallOut);
         assert_eq!(
@@ -963,16 +965,12 @@ fn a_ball_lofted_out_unseen_is_found_by_its_throw_in() {
             "{name}: {events:#?}"
         );
         // the thrower's side has the ball from the throw where its release was seen, else
-        // from the receipt
+        // dated back from where it came down by its flight from the line
         let change = events.iter().find(|e| e.kind == PossessionChange);
-        let received = events
-            .iter()
-            .find(|e| e.kind == Possession && e.player_track_id == Some(3))
-            .map(|e| e.frame_number);
         let expected = if name == "release" {
             Some(release)
         } else {
-            received
+            Some(came_down - 1)
         };
         assert_eq!(
             change.map(|e| e.frame_number),
@@ -1046,8 +1044,10 @@ fn after_a_ball_out_the_side_that_throws_in_has_the_ball_from_the_throw() {
     );
     assert_eq!(events[3].details["restart"], "throw_in");
     assert!(events[3].details.get("received_by").is_none());
-    // near miss: the ball not seen held up (nothing at rest before the throw) — the change
-    // comes with the receipt, by the receiver
+    // the ball not seen held up (nothing at rest before the throw): the throw is dated back
+    // from where the ball was first seen on the pitch by its flight from the line (here 1 m,
+    // 0.1 s: in the frames before), by a thrower unseen, to the receiver
+    let came_down = (out.frames.len() + 30) as u64;
     let unseen = out
         .hold(30, |_| None, &players)
         .roll(at(50.0, 67.5), at(52.0, 55.3), 12.0, &players)
@@ -1057,8 +1057,20 @@ fn after_a_ball_out_the_side_that_throws_in_has_the_ball_from_the_throw() {
         .iter()
         .find(|e| e.kind == PossessionChange)
         .expect("a change");
-    assert_eq!(change.player_track_id, Some(3), "{events:#?}");
-    assert!(change.details.get("restart").is_none());
+    assert_eq!(change.player_track_id, None, "{events:#?}");
+    assert_eq!(change.details["restart"], "throw_in");
+    assert_eq!(change.details["received_by"], 3);
+    let flew = (WIDTH_M - unseen.frames[came_down as usize].0.unwrap().y) / 10.0;
+    let thrown_at = came_down as f64 - flew * FPS;
+    assert!(
+        (change.frame_number as f64 - thrown_at).abs() <= 0.5 + 1e-9,
+        "{thrown_at}: {events:#?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e.kind == Pass && e.player_track_id.is_none() && e.details["receiver"] == 3)
+    );
 }
 
 #[test]
