@@ -653,6 +653,12 @@ impl EventEngine {
         self.shot_armed = true;
     }
 
+    /// Whether the ball is dead at video time `t` after a goal (`goal_dead_secs`).
+    fn dead_after_goal(&self, t: f64) -> bool {
+        self.last_goal_t
+            .is_some_and(|g| t - g < self.cfg.goal_dead_secs)
+    }
+
     /// A new last touch: any flight before it is over.
     fn touched(&mut self) {
         self.kick_far = false;
@@ -1060,10 +1066,7 @@ impl EventEngine {
                 self.kick_out = false;
                 self.throw_in_after = None;
             }
-            let dead = self
-                .last_goal_t
-                .is_some_and(|g| t - g < self.cfg.goal_dead_secs);
-            if self.in_frames >= self.cfg.ball_out_frames && !dead {
+            if self.in_frames >= self.cfg.ball_out_frames && !self.dead_after_goal(t) {
                 self.out_fired = false;
                 self.goal_fired = false;
             }
@@ -1276,8 +1279,9 @@ impl EventEngine {
             None => self.candidate = None,
         }
 
-        // shot: fast, towards the goal mouth, within range; once per flight
-        if let Some((vx, vy)) = velocity {
+        // shot: fast, towards the goal mouth, within range; once per flight; not while the ball
+        // is dead after a goal (it flies on into the net, or is knocked back from it)
+        if let Some((vx, vy)) = velocity.filter(|_| !self.dead_after_goal(t)) {
             let speed = vx.hypot(vy);
             if speed < self.cfg.settled_mps() {
                 self.shot_armed = true;

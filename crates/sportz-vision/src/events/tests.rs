@@ -460,6 +460,20 @@ fn a_goal_without_a_shot_seen_is_scored_from_the_last_touch_but_not_from_the_lin
         s = s.hold(1, |_| Some(at(x, 34.0)), &walk(x));
     }
     check(&s, &[(Possession, Some(9)), (Goal, Some(9))]);
+    // a shot in the air (unplaced) seen again only at the goal line, fast into the net: the
+    // goal makes the kick the shot, and the ball flying on into the net is no second one
+    // (seeds 33013, 77081, 10111, 99103: a shot 0.6–3.4 m out published with each goal)
+    let striker = [player(9, AWAY, 85.0, 34.0)];
+    let s = Script::default()
+        .hold(8, |_| Some(at(85.3, 34.0)), &striker)
+        .hold(20, |_| Some(at(130.0, 34.0)), &striker)
+        .roll(at(104.6, 34.0), at(107.0, 34.2), 18.0, &striker)
+        .hold(40, |_| Some(at(107.0, 34.2)), &striker);
+    let events = check(
+        &s,
+        &[(Possession, Some(9)), (Shot, Some(9)), (Goal, Some(9))],
+    );
+    assert_eq!(events[1].frame_number, 7, "dated to the kick: {events:#?}");
 }
 
 #[test]
