@@ -12,8 +12,9 @@
 //!   from him is neither completed nor intercepted). After a ball out over a touchline the
 //!   side that has the ball next got it by the throw-in: the change is dated to the throw when
 //!   it was seen — the last frame the ball, held up for it, was seen at rest for
-//!   `possession_frames` or more before it set off, or its release seen beyond the line —
-//!   with no player (the thrower is not seen; he holds the ball overhead), `restart:
+//!   `possession_frames` or more before it set off, or its release seen beyond the line, or
+//!   the thrower's ball first seen in the air — else to when it left the nearer touchline,
+//!   going back from where the ball came down at `throw_speed_mps` — with no player (the thrower is not seen; he holds the ball overhead), `restart:
 //!   throw_in` and the receiver as `received_by`; with it the thrower's `possession` and his
 //!   `pass` to the receiver (`complete`; throw-ins are passes in match data), by nobody known.
 //!   A holder at the ball within twice `possession_frames` of the throw is the thrower himself:
@@ -28,7 +29,7 @@
 //!   unless the flight was a shot, went in, or left over a goal line (a shot wide or a cross).
 //!   [`EventEngine::finish`] publishes a kick still in flight when the stream ends (`unknown`)
 //!   and a ball out over a goal line still waiting for its confirmation.
-//! - `shot`: the ball at `shot_min_speed_mps` or faster (no faster than a ball is kicked,
+//! - `shot`: (not while the ball is dead after a goal) the ball at `shot_min_speed_mps` or faster (no faster than a ball is kicked,
 //!   `shot_max_speed_mps`), heading between the posts of a goal
 //!   within `shot_max_distance_m` (once per flight); and a goal's flight with no shot seen
 //!   (a ball in the air projects beyond the posts): the holder's last touch, if within
@@ -53,7 +54,11 @@
 //!   frame it was seen out (lying beyond the lines, or come down there from its flight), else
 //!   to where its flight was lost (the last frame it was still seen in the air), at the spot
 //!   its release was seen beyond the line (else where it came back), confidence 0.5; its kick
-//!   is a pass nobody received (`out`). Neither a ball moving beyond the lines (in the air, or
+//!   is a pass nobody received (`out`). So is a throw thrown far: the ball back on the pitch
+//!   within `throw_reach_m` of a touchline after that gap, come down from sightings in the air
+//!   that began after its earlier flight was lost (the thrower's ball overhead beyond the far
+//!   touchline, and its throw, read far beyond the line: nothing of it is placed before it
+//!   lands). Neither a ball moving beyond the lines (in the air, or
 //!   in the thrower's hands) nor the painted centre spot with no kick-off awaited (the
 //!   detector's best "ball" while the real one is held up) is the ball back on the pitch.
 //! - `goal`: the ball crosses a goal line between the posts, or lies in the net (behind the line,
