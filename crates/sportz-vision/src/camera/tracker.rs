@@ -82,6 +82,13 @@ pub struct TrackerSettings {
     /// 8–15 m off). Both supports are the top-hat's: a line-map fit's is not comparable (seed
     /// 52711: the map held the old camera at 0.60 on the new picture, the top-hat at 0.26).
     pub cut_support_drop: f64,
+    /// A followed camera whose line support falls by more than this from one frame to the next
+    /// (less than a cut's drop, or with the picture's motion reliable) is searched for again at
+    /// once, whatever the recheck back-off: a cut between two cameras looking at the same part
+    /// of the pitch (seed 28547 frame 511, the 18-yard camera back to the main one: support
+    /// 1.0 → 0.72 with the motion steady) kept the old camera, 12 m off, for 50 frames until the
+    /// backed-off recheck came — and every returning player a new id.
+    pub recheck_support_drop: f64,
     /// A followed camera with fewer than this share of its samples on lines…
     pub recheck_below: f64,
     /// …is searched for again this many frames after it was found (0: never; inline offline,
@@ -134,6 +141,7 @@ impl Default for TrackerSettings {
             map_search_every: 25,
             alternate_window: 200,
             cut_support_drop: 0.3,
+            recheck_support_drop: 0.2,
             recheck_below: 0.85,
             recheck_every: 25,
             recheck_gain: 0.1,
@@ -287,6 +295,9 @@ pub struct CameraTracker {
     /// The top-hat line support of the last frame's followed camera, when it had one (before
     /// any line-map fit: the cut test compares like with like).
     top_hat: Option<f64>,
+    /// The support before the followed camera's last fall of more than
+    /// [`TrackerSettings::recheck_support_drop`], and the frame of the fall.
+    support_fell: Option<(f64, u64)>,
     /// The first frame a poorly supported followed camera may be searched for again, and the
     /// gap between such searches (doubling while they find nothing better).
     next_recheck: u64,
@@ -443,6 +454,37 @@ pub const fn recheck_due(
     frame >= next_recheck || (faint && frame >= last_recheck.saturating_add(every))
 }
 
+/// A fall in support ([`TrackerSettings::recheck_support_drop`]) that lasts this many frames
+/// is another picture, not a passing dip (on seed 35813 the support swings 0.99 ↔ 0.76 from
+/// one frame to the next as players cross the lines, and searching on every such swing
+/// switched to cameras a little worse 30 times)…
+const FELL_CONFIRM_FRAMES: u64 = 3;
+/// …and the followed camera is then searched for again every this many frames…
+const FELL_RECHECK_EVERY: u64 = 5;
+/// …for this many frames while its support stays low.
+const FELL_RECHECK_FRAMES: u64 = 50;
+
+/// Whether the followed camera is searched for again at `frame` because its support fell:
+/// `fell` is the support before the last fall of more than `drop` and the frame of that fall,
+/// kept while the support stays down (the caller forgets it when the support is back up).
+/// Once it has stayed down [`FELL_CONFIRM_FRAMES`] frames, then every [`FELL_RECHECK_EVERY`]
+/// frames after the last search, up to [`FELL_RECHECK_FRAMES`] after the fall.
+#[must_use]
+pub fn recheck_after_fall(
+    frame: u64,
+    fell: Option<(f64, u64)>,
+    support: f64,
+    drop: f64,
+    last_recheck: u64,
+) -> bool {
+    fell.is_some_and(|(was, at)| {
+        support + drop < was
+            && frame >= at + FELL_CONFIRM_FRAMES
+            && frame - at <= FELL_RECHECK_FRAMES
+            && frame >= last_recheck + FELL_RECHECK_EVERY
+    })
+}
+
 /// How far from where the main camera last looked, `frames` ago, a camera found now may look.
 #[must_use]
 pub fn view_radius_m(frames: u64) -> f64 {
@@ -529,6 +571,7 @@ impl CameraTracker {
             map_search_gap: 0,
             last_view: None,
             top_hat: None,
+            support_fell: None,
             next_recheck: 0,
             last_recheck: 0,
             recheck_gap: 0,
@@ -899,6 +942,20 @@ impl CameraTracker {
         let dropped = self
             .top_hat
             .is_some_and(|was| top_hat + s.cut_support_drop < was);
+        if let Some(was) = self
+            .top_hat
+            .filter(|was| top_hat + s.recheck_support_drop < *was)
+        {
+            // the lines fit worse than a frame ago: look again now (a recheck only switches
+            // to a clearly better camera)
+            self.support_fell = Some((was, self.frame));
+        } else if self
+            .support_fell
+            .is_some_and(|(was, _)| top_hat + s.recheck_support_drop >= was)
+        {
+            // back up: a passing dip (players over the lines), not another picture
+            self.support_fell = None;
+        }
         self.top_hat = Some(top_hat);
         if (!confirmed || dropped) && !motion_ok {
             // neither the picture's motion nor its lines continue the shot (the lines fit far
@@ -960,13 +1017,24 @@ impl CameraTracker {
         // every main stand near home, and keep looking (every `every` frames, whatever the
         // back-off)
         let faint = confidence < s.recheck_faint_below;
-        let due = recheck_due(
+        // after a fall in support, while it lasts: look again every few frames for a while,
+        // whatever the back-off (the first frames of a new shot may not show the lines a search
+        // needs: seed 28547's first recheck, on the cut's frame, found nothing better)
+        let fell = recheck_after_fall(
             self.frame,
-            self.next_recheck,
+            self.support_fell,
+            confidence,
+            s.recheck_support_drop,
             self.last_recheck,
-            every,
-            faint,
         );
+        let due = fell
+            || recheck_due(
+                self.frame,
+                self.next_recheck,
+                self.last_recheck,
+                every,
+                faint,
+            );
         let recheck = confirmed
             && s.recheck_every > 0
             && confidence < s.recheck_below

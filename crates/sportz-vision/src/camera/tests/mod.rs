@@ -10,8 +10,8 @@ use super::motion::MotionTracker;
 use super::refine::{LineFit, RefineConfig, fit_to_lines};
 use super::tracker::{
     CameraTracker, HOME_RADIUS_M, NEAR_HOME_M, NoCamera, Recheck, Starts, TrackerSettings,
-    may_reposition, next_recheck_gap, recheck_due, refit_lost, repositioned_is_better,
-    view_radius_m,
+    may_reposition, next_recheck_gap, recheck_after_fall, recheck_due, refit_lost,
+    repositioned_is_better, view_radius_m,
 };
 use super::work::{initialise_at_work_width, initialise_still};
 use crate::pitch::{Calibration, Homography};
@@ -843,6 +843,33 @@ fn a_camera_on_faint_support_is_rechecked_whatever_the_back_off() {
             "frame {frame}, faint {faint}"
         );
     }
+}
+
+/// A lasting fall in the followed camera's support (seed 28547 frame 511: 0.97 → 0.72 at a cut
+/// between two cameras on the same part of the pitch, the motion steady) is searched for again
+/// once it has lasted three frames, then every five while the support stays down, whatever
+/// the back-off; not on the fall's own frame (a passing dip), nor once it recovered, nor for ever.
+#[test]
+fn a_lasting_fall_in_support_is_searched_for_again_soon_and_for_a_while() {
+    let fell = Some((0.97, 512));
+    for (frame, support, last, due) in [
+        (512, 0.72, 300, false), // the frame of the fall
+        (514, 0.72, 300, false),
+        (515, 0.72, 300, true),  // three frames on
+        (516, 0.72, 515, false), // searched a frame ago
+        (520, 0.72, 515, true),  // five frames on
+        (520, 0.90, 515, false), // recovered
+        (562, 0.70, 557, true),  // the last frames of the window
+        (563, 0.70, 557, false), // past it
+        (600, 0.70, 590, false),
+    ] {
+        assert_eq!(
+            recheck_after_fall(frame, fell, support, 0.2, last),
+            due,
+            "frame {frame}, support {support}"
+        );
+    }
+    assert!(!recheck_after_fall(515, None, 0.72, 0.2, 300));
 }
 
 /// Grass with white stripes no pitch model explains (a close-up's lines, a training ground).
