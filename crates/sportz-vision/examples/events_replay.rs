@@ -16,8 +16,7 @@ use serde_json::{Value, json};
 use sportz_contract::frame::{CoordinateMode, FrameData, ObjectClass};
 use sportz_vision::Point;
 use sportz_vision::events::{BallObs, Event, EventConfig, EventEngine, EventFrame, PlayerObs};
-use sportz_vision::frame::camera_on_ground;
-use sportz_vision::pitch::Homography;
+use sportz_vision::frame::{camera_on_ground, published_image_from_pitch};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args()
@@ -45,20 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             confidence: b.confidence,
             with_camera,
             height_m: b.height_m,
-            camera_at: frame
-                .camera
-                .as_ref()
-                .filter(|_| with_camera)
-                .and_then(|c| {
-                    let m = c.image_to_pitch;
-                    Homography::from_matrix([
-                        [m[0], m[1], m[2]],
-                        [m[3], m[4], m[5]],
-                        [m[6], m[7], m[8]],
-                    ])
-                    .and_then(|h| h.inverse())
-                    .ok()
-                })
+            camera_at: published_image_from_pitch(&frame)
                 .and_then(|h| camera_on_ground(&h, frame.width, frame.height)),
         });
         let players: Vec<PlayerObs> = frame

@@ -10,11 +10,11 @@
 use std::io::{BufRead, BufReader};
 
 use serde_json::Value;
-use sportz_contract::frame::{CoordinateMode, FrameData};
+use sportz_contract::frame::FrameData;
 use sportz_vision::Point;
 use sportz_vision::ball::flight::{Flight, FlightConfig, Sighting};
 use sportz_vision::camera::BroadcastCamera;
-use sportz_vision::pitch::Homography;
+use sportz_vision::frame::published_image_from_pitch;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -31,23 +31,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         }
         let frame: FrameData = serde_json::from_value(message["data"].clone())?;
-        let camera = frame
-            .camera
-            .as_ref()
-            .filter(|_| frame.coordinate_mode == CoordinateMode::Pitch)
-            .and_then(|c| {
-                let m = c.image_to_pitch;
-                Homography::from_matrix([
-                    [m[0], m[1], m[2]],
-                    [m[3], m[4], m[5]],
-                    [m[6], m[7], m[8]],
-                ])
-                .and_then(|h| h.inverse())
-                .ok()
-            })
-            .and_then(|h| {
-                BroadcastCamera::from_homography(&h.matrix(), frame.width, frame.height).ok()
-            });
+        let camera = published_image_from_pitch(&frame).and_then(|h| {
+            BroadcastCamera::from_homography(&h.matrix(), frame.width, frame.height).ok()
+        });
         let Some(cam) = camera else {
             flight.clear();
             continue;

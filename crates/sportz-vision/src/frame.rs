@@ -133,6 +133,21 @@ fn hex(c: crate::teams::Colour) -> String {
     sportz_contract::frame::hex_of_rgb(c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8))
 }
 
+/// The ground homography (pitch → pixels) of a published frame's camera: the inverse of its
+/// row-major `image_to_pitch` (`FrameCameraEstimate::to_contract`); `None` without a camera
+/// (pixel mode) or for one that does not invert.
+#[must_use]
+pub fn published_image_from_pitch(frame: &FrameData) -> Option<Homography> {
+    let c = frame
+        .camera
+        .as_ref()
+        .filter(|_| frame.coordinate_mode == CoordinateMode::Pitch)?;
+    let m = c.image_to_pitch;
+    Homography::from_matrix([[m[0], m[1], m[2]], [m[3], m[4], m[5]], [m[6], m[7], m[8]]])
+        .and_then(|h| h.inverse())
+        .ok()
+}
+
 /// Where the camera whose ground homography is `image_from_pitch` stands on the ground, metres
 /// (`None` when no camera fits it: a top-down view, a degenerate fit).
 #[must_use]

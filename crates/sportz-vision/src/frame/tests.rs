@@ -272,3 +272,33 @@ fn the_event_engine_is_told_where_the_camera_stands() {
     let (b, _) = event_inputs(Some(&ball()), &[], None, None, (1280, 720));
     assert_eq!(b.unwrap().camera_at, None);
 }
+
+#[test]
+fn a_published_camera_reads_back_as_the_calibration_it_came_from() {
+    let cal = calibration();
+    let mut f = build_frame(&meta(), None, [], &people(), None, Some(&cal));
+    f.camera = Some(
+        crate::camera::FrameCameraEstimate {
+            camera: None,
+            calibration: cal.clone(),
+            source: sportz_contract::CameraSource::Manual,
+            confidence: 1.0,
+        }
+        .to_contract(),
+    );
+    let read = published_image_from_pitch(&f).expect("a camera");
+    for p in [
+        Point::new(0.0, 0.0),
+        Point::new(52.5, 34.0),
+        Point::new(105.0, 68.0),
+    ] {
+        let (a, b) = (
+            read.apply(p).unwrap(),
+            cal.image_from_pitch.apply(p).unwrap(),
+        );
+        assert!(a.distance(&b) < 1e-6, "{p:?}: {a:?} against {b:?}");
+    }
+    // a frame in pixel mode has none, whatever it carries
+    f.coordinate_mode = CoordinateMode::Pixel;
+    assert_eq!(published_image_from_pitch(&f), None);
+}
