@@ -813,7 +813,7 @@ impl Analyzer for VisionAnalyzer {
                 &players,
                 teams,
                 calibration,
-                (f.width, f.height),
+                estimate.and_then(|e| e.camera.as_ref()),
             );
             let found = self.engine.step(&EventFrame {
                 frame_number: f.frame_number,

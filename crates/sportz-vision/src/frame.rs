@@ -149,7 +149,8 @@ pub fn published_image_from_pitch(frame: &FrameData) -> Option<Homography> {
 }
 
 /// Where the camera whose ground homography is `image_from_pitch` stands on the ground, metres
-/// (`None` when no camera fits it: a top-down view, a degenerate fit).
+/// (`None` when no camera fits it: a top-down view, a degenerate fit) — for a published frame,
+/// which carries its homography but not its camera.
 #[must_use]
 pub fn camera_on_ground(image_from_pitch: &Homography, width: u32, height: u32) -> Option<Point> {
     BroadcastCamera::from_homography(&image_from_pitch.matrix(), width, height)
@@ -158,15 +159,15 @@ pub fn camera_on_ground(image_from_pitch: &Homography, width: u32, height: u32) 
 }
 
 /// The event engine's view of the trackers' output: the ball and the players (keepers
-/// included); referees are left out, they never have the ball. `frame_size` (pixels) places
-/// the camera through the calibration.
+/// included); referees are left out, they never have the ball. `camera`: the frame's physical
+/// camera (the one `calibration` comes from), which says where the camera stands.
 #[must_use]
 pub fn event_inputs(
     ball: Option<&BallState>,
     players: &[Detection],
     teams: Option<&TeamAssigner>,
     calibration: Option<&Calibration>,
-    frame_size: (u32, u32),
+    camera: Option<&BroadcastCamera>,
 ) -> (Option<BallObs>, Vec<PlayerObs>) {
     let ball = ball.map(|b| BallObs {
         pitch: b.pitch.filter(|_| calibration.is_some()),
@@ -174,8 +175,9 @@ pub fn event_inputs(
         confidence: b.confidence,
         with_camera: calibration.is_some(),
         height_m: b.height_m,
-        camera_at: calibration
-            .and_then(|c| camera_on_ground(&c.image_from_pitch, frame_size.0, frame_size.1)),
+        camera_at: camera
+            .filter(|_| calibration.is_some())
+            .map(|c| Point::new(c.position[0], c.position[1])),
     });
     let players = players
         .iter()

@@ -164,7 +164,7 @@ fn a_pass_between_teammates_from_tensors_to_contract_messages() {
             &players,
             Some(&teams),
             Some(&calibration),
-            (W, H),
+            None,
         );
         let frame_events = engine.step(&EventFrame {
             frame_number: u64::from(f),

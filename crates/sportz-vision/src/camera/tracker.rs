@@ -83,8 +83,9 @@ pub struct TrackerSettings {
     /// 52711: the map held the old camera at 0.60 on the new picture, the top-hat at 0.26).
     pub cut_support_drop: f64,
     /// A followed camera whose line support falls by more than this from one frame to the next
-    /// (less than a cut's drop, or with the picture's motion reliable) is searched for again at
-    /// once, whatever the recheck back-off: a cut between two cameras looking at the same part
+    /// (less than a cut's drop, or with the picture's motion reliable) and stays down is
+    /// searched for again soon and for a while, whatever the recheck back-off
+    /// ([`recheck_after_fall`]): a cut between two cameras looking at the same part
     /// of the pitch (seed 28547 frame 511, the 18-yard camera back to the main one: support
     /// 1.0 → 0.72 with the motion steady) kept the old camera, 12 m off, for 50 frames until the
     /// backed-off recheck came — and every returning player a new id.
